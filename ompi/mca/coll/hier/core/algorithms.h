@@ -1,0 +1,34 @@
+// The schedule builders, one file each. A builder turns (topology, my rank,
+// root) into my schedule; root is -1 for rootless collectives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule.h"
+#include "topology.h"
+
+namespace hier {
+
+// factor.cc: the hierarchical factor alltoall (Sanders and Traeff).
+struct FactorRound {
+    uint32_t first_step;
+    uint32_t steps;  // the longest pair of the round
+};
+struct FactorPhase {
+    int done;     // local indices [done, current) of every active node move
+    int current;
+    std::vector<int> active;  // active nodes in the paper's order
+    std::vector<FactorRound> rounds;
+};
+struct FactorPlan {
+    std::vector<FactorPhase> phases;
+    uint32_t steps = 0;
+};
+FactorPlan plan_factor(const Topology &topology);
+Schedule build_factor_alltoall(const Topology &topology, int rank, int root);
+
+// pairwise.cc: the flat 1-factor alltoall (encyclopedia text).
+Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);
+
+} // namespace hier

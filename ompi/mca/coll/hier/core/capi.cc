@@ -1,0 +1,123 @@
+// The C ABI of hier_core.h over the C++ core.
+#include <cstring>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <tuple>
+
+#include "execute.h"
+#include "hier_core.h"
+#include "registry.h"
+#include "topology.h"
+
+struct hier_schedule {
+    hier::Schedule schedule;
+};
+
+struct hier_comm {
+    hier::Topology topology;
+    int rank;
+    // Schedules depend on the topology, the algorithm and the root only, so
+    // each is built once per communicator.
+    std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache;
+};
+
+namespace {
+
+void write_line(char *out, size_t len, const std::string &text)
+{
+    if (out && len > 0) {
+        std::strncpy(out, text.c_str(), len - 1);
+        out[len - 1] = '\0';
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+int hier_algorithm_count(hier_op_t op)
+{
+    return hier::algorithm_id_count(op);
+}
+
+const char *hier_algorithm_name(hier_op_t op, int id)
+{
+    return hier::algorithm_id_name(op, id);
+}
+
+const char *hier_algorithm_description(hier_op_t op, int id)
+{
+    return hier::algorithm_id_description(op, id);
+}
+
+const char *hier_op_name(hier_op_t op)
+{
+    return hier::op_name(op);
+}
+
+int hier_parse_node_map(const char *text, int size, int *node_of_rank, char *err, size_t errlen)
+{
+    std::string error;
+    const std::vector<int> nodes = hier::parse_node_map(text ? text : "", size, &error);
+    if (!error.empty()) {
+        write_line(err, errlen, error);
+        return -1;
+    }
+    std::copy(nodes.begin(), nodes.end(), node_of_rank);
+    return 0;
+}
+
+hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank)
+{
+    try {
+        return new hier_comm{hier::Topology(std::vector<int>(node_of_rank, node_of_rank + size)), rank, {}};
+    } catch (const std::bad_alloc &) {
+        return nullptr;
+    }
+}
+
+void hier_comm_destroy(hier_comm_t *comm)
+{
+    delete comm;
+}
+
+int hier_comm_node_count(const hier_comm_t *comm)
+{
+    return comm->topology.node_count();
+}
+
+const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
+                                        size_t block_bytes, int *chosen, char *reason, size_t reasonlen)
+{
+    const hier::Choice choice = hier::choose(op, requested, comm->topology, block_bytes);
+    *chosen = choice.id;
+    if (!choice.algorithm) {
+        write_line(reason, reasonlen, choice.reason);
+        return nullptr;
+    }
+    auto &cached = comm->cache[{int(op), choice.id, root}];
+    if (!cached) {
+        try {
+            cached.reset(new hier_schedule{choice.algorithm->build(comm->topology, comm->rank, root)});
+        } catch (const std::bad_alloc &) {
+            *chosen = HIER_ALG_FALLBACK;
+            write_line(reason, reasonlen, "out of memory building the schedule");
+            return nullptr;
+        }
+    }
+    return cached.get();
+}
+
+size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)
+{
+    return schedule->schedule.tmp_blocks();
+}
+
+int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport)
+{
+    return hier::execute(schedule->schedule, *transport);
+}
+
+} // extern "C"

@@ -1,0 +1,95 @@
+/*
+ * The C ABI of coll/hier's C++17 core.
+ *
+ * Open MPI's internal headers are not valid C++, so the component's C glue
+ * reaches the core only through this header, and nothing in the core includes
+ * an Open MPI header. The core knows ranks, nodes and blocks; the glue knows
+ * communicators, buffers and datatypes and lends them to the core through a
+ * transport table.
+ */
+#ifndef HIER_CORE_H
+#define HIER_CORE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The buffers a schedule names. Blocks are the unit of the collective (one
+ * alltoall message); a region of several consecutive blocks is contiguous in
+ * the user's layout, so it moves as one message. */
+typedef enum {
+    HIER_BUF_SEND = 0,
+    HIER_BUF_RECV = 1,
+    HIER_BUF_TMP = 2
+} hier_buffer_t;
+
+/* The collectives the core builds schedules for. */
+typedef enum {
+    HIER_OP_ALLTOALL = 0,
+    HIER_OP_COUNT
+} hier_op_t;
+
+/* How a schedule moves blocks. Every function returns 0 on success, or an
+ * error code of the transport's own that the executor hands back unchanged. */
+typedef struct hier_transport {
+    void *ctx;
+    int (*post_send)(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
+    int (*post_recv)(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
+    /* Completes what was posted since the last completion. With blocking != 0
+     * it returns once everything is done; otherwise it returns at once.
+     * *done tells which. */
+    int (*complete)(void *ctx, int blocking, int *done);
+    int (*copy)(void *ctx, hier_buffer_t src, size_t src_first,
+                hier_buffer_t dst, size_t dst_first, size_t count);
+} hier_transport_t;
+
+/* Algorithm ids: one registry table in the core, from which the glue derives
+ * its MCA enums. Ids 0 and 1 are the two choices every collective has. */
+enum { HIER_ALG_AUTO = 0, HIER_ALG_FALLBACK = 1 };
+
+/* Number of ids for op (auto and fallback included), and each id's name and
+ * one-line description. Returns NULL for an id out of range. */
+int hier_algorithm_count(hier_op_t op);
+const char *hier_algorithm_name(hier_op_t op, int id);
+const char *hier_algorithm_description(hier_op_t op, int id);
+const char *hier_op_name(hier_op_t op);
+
+/* Parses a node map, "4,3,2,1": node sizes for consecutive ranks. Fills
+ * node_of_rank[0..size) and returns 0; on error writes one line (no newline)
+ * to err and returns -1. */
+int hier_parse_node_map(const char *text, int size, int *node_of_rank,
+                        char *err, size_t errlen);
+
+/* Per-communicator state: the topology and the schedule cache. node_of_rank[i]
+ * is any integer naming the node of rank i (equal values = same node). */
+typedef struct hier_comm hier_comm_t;
+typedef struct hier_schedule hier_schedule_t;
+
+hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank);
+void hier_comm_destroy(hier_comm_t *comm);
+int hier_comm_node_count(const hier_comm_t *comm);
+
+/* Chooses the algorithm for one call. requested is an id of the registry
+ * (auto, fallback or an algorithm). Returns the cached schedule of the chosen
+ * algorithm and sets *chosen to its id; or returns NULL, sets *chosen to
+ * HIER_ALG_FALLBACK and writes the reason (one phrase) to reason. The same
+ * arguments give the same answer on every rank of the communicator. */
+const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
+                                        int requested, int root,
+                                        size_t block_bytes, int *chosen,
+                                        char *reason, size_t reasonlen);
+
+/* Blocks of TMP the schedule needs (the glue allocates them). */
+size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);
+
+/* Runs this rank's schedule to completion over the transport. Returns 0 or
+ * the first error the transport reported. */
+int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIER_CORE_H */

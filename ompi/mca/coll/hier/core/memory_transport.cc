@@ -1,0 +1,181 @@
+// The in-memory transport.
+#include "memory_transport.h"
+
+#include <cstring>
+
+#include "execute.h"
+
+namespace hier {
+
+namespace {
+
+const char *buffer_name(hier_buffer_t buf)
+{
+    switch (buf) {
+    case HIER_BUF_SEND: return "SEND";
+    case HIER_BUF_RECV: return "RECV";
+    case HIER_BUF_TMP: return "TMP";
+    }
+    return "?";
+}
+
+constexpr int kFailed = 1;
+
+} // namespace
+
+MemoryWorld::MemoryWorld(int size, size_t block_bytes)
+    : size_(size), block_bytes_(block_bytes), buffers_(size_t(size) * 3), endpoints_(size)
+{
+    for (int rank = 0; rank < size; ++rank) {
+        Endpoint &endpoint = endpoints_[rank];
+        endpoint.world = this;
+        endpoint.rank = rank;
+        endpoint.transport = hier_transport_t{&endpoint, post_send, post_recv, complete, copy};
+    }
+}
+
+std::vector<uint8_t> &MemoryWorld::buffer(int rank, hier_buffer_t buf)
+{
+    return buffers_[size_t(rank) * 3 + buf];
+}
+
+uint8_t *MemoryWorld::resolve(Endpoint &endpoint, hier_buffer_t buf, size_t first, size_t count)
+{
+    std::vector<uint8_t> &bytes = buffer(endpoint.rank, buf);
+    if ((first + count) * block_bytes_ > bytes.size()) {
+        endpoint.error = "rank " + std::to_string(endpoint.rank) + ": blocks [" + std::to_string(first) +
+                         ", " + std::to_string(first + count) + ") lie outside " + buffer_name(buf);
+        return nullptr;
+    }
+    return bytes.data() + first * block_bytes_;
+}
+
+int MemoryWorld::post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    MemoryWorld &world = *endpoint.world;
+    const uint8_t *from = world.resolve(endpoint, buf, first, count);
+    if (!from) {
+        return kFailed;
+    }
+    if (peer < 0 || peer >= world.size_) {
+        endpoint.error = "rank " + std::to_string(endpoint.rank) + " sends to rank " + std::to_string(peer);
+        return kFailed;
+    }
+    world.channels_[{endpoint.rank, peer}].emplace_back(from, from + count * world.block_bytes_);
+    ++world.messages_sent_;
+    return 0;
+}
+
+int MemoryWorld::post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    uint8_t *to = endpoint.world->resolve(endpoint, buf, first, count);
+    if (!to) {
+        return kFailed;
+    }
+    endpoint.pending.push_back(PendingRecv{peer, to, count * endpoint.world->block_bytes_, false});
+    return 0;
+}
+
+int MemoryWorld::complete(void *ctx, int blocking, int *done)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    MemoryWorld &world = *endpoint.world;
+    bool all_matched = true;
+    for (PendingRecv &recv : endpoint.pending) {
+        if (recv.matched) {
+            continue;
+        }
+        auto channel = world.channels_.find({recv.peer, endpoint.rank});
+        if (channel == world.channels_.end() || channel->second.empty()) {
+            all_matched = false;
+            continue;
+        }
+        const std::vector<uint8_t> &message = channel->second.front();
+        if (message.size() != recv.bytes) {
+            endpoint.error = "rank " + std::to_string(endpoint.rank) + " expects " +
+                             std::to_string(recv.bytes) + " bytes from rank " + std::to_string(recv.peer) +
+                             " and gets " + std::to_string(message.size());
+            return kFailed;
+        }
+        std::memcpy(recv.to, message.data(), message.size());
+        channel->second.pop_front();
+        recv.matched = true;
+    }
+    if (!all_matched && blocking) {
+        endpoint.error = "rank " + std::to_string(endpoint.rank) + " would block in memory";
+        return kFailed;
+    }
+    if (all_matched) {
+        endpoint.pending.clear();
+    }
+    *done = all_matched;
+    return 0;
+}
+
+int MemoryWorld::copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
+                      size_t dst_first, size_t count)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    const uint8_t *from = endpoint.world->resolve(endpoint, src, src_first, count);
+    uint8_t *to = endpoint.world->resolve(endpoint, dst, dst_first, count);
+    if (!from || !to) {
+        return kFailed;
+    }
+    std::memmove(to, from, count * endpoint.world->block_bytes_);
+    return 0;
+}
+
+std::string MemoryWorld::run(const std::vector<Schedule> &schedules)
+{
+    if (static_cast<int>(schedules.size()) != size_) {
+        return "expected " + std::to_string(size_) + " schedules, got " + std::to_string(schedules.size());
+    }
+    std::vector<Execution> executions;
+    executions.reserve(size_);
+    for (int rank = 0; rank < size_; ++rank) {
+        buffer(rank, HIER_BUF_TMP).assign(schedules[rank].tmp_blocks() * block_bytes_, 0);
+        executions.emplace_back(schedules[rank], endpoints_[rank].transport);
+    }
+    // Progress is a message sent or a round finished; a sweep over all ranks
+    // without either means no rank can ever go on.
+    auto events = [&] {
+        size_t count = messages_sent_;
+        for (const Execution &execution : executions) {
+            count += execution.round();
+        }
+        return count;
+    };
+    for (;;) {
+        const size_t before = events();
+        bool all_done = true;
+        for (int rank = 0; rank < size_; ++rank) {
+            if (executions[rank].advance(false) != 0) {
+                return endpoints_[rank].error;
+            }
+            all_done = all_done && executions[rank].done();
+        }
+        if (all_done) {
+            break;
+        }
+        if (events() == before) {
+            std::string stuck = "deadlock: ranks";
+            for (int rank = 0; rank < size_; ++rank) {
+                if (!executions[rank].done()) {
+                    stuck += " " + std::to_string(rank) + "@round" + std::to_string(executions[rank].round());
+                }
+            }
+            return stuck;
+        }
+    }
+    for (const auto &[pair, messages] : channels_) {
+        if (!messages.empty()) {
+            return std::to_string(messages.size()) + " message(s) from rank " + std::to_string(pair.first) +
+                   " to rank " + std::to_string(pair.second) + " never received";
+        }
+    }
+    return {};
+}
+
+} // namespace hier

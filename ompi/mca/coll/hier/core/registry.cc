@@ -1,0 +1,140 @@
+// The algorithm table and selection from it.
+#include "registry.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "algorithms.h"
+
+namespace hier {
+
+namespace {
+
+const char *fits_any(const Topology &) { return nullptr; }
+
+const char *declines_single_node(const Topology &topology, size_t)
+{
+    return topology.node_count() > 1 ? nullptr : "all ranks on one node";
+}
+
+const Algorithm kAlgorithms[] = {
+    {HIER_OP_ALLTOALL, "factor",
+     "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
+     "of any sizes",
+     build_factor_alltoall, fits_any, declines_single_node},
+    {HIER_OP_ALLTOALL, "pairwise",
+     "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
+     build_pairwise_alltoall, fits_any, nullptr},
+};
+
+const char *const kOpNames[HIER_OP_COUNT] = {"alltoall"};
+
+} // namespace
+
+std::vector<const Algorithm *> algorithms_for(hier_op_t op)
+{
+    std::vector<const Algorithm *> rows;
+    for (const Algorithm &algorithm : kAlgorithms) {
+        if (algorithm.op == op) {
+            rows.push_back(&algorithm);
+        }
+    }
+    return rows;
+}
+
+int algorithm_id_count(hier_op_t op)
+{
+    return 2 + static_cast<int>(algorithms_for(op).size());
+}
+
+const Algorithm *algorithm_by_id(hier_op_t op, int id)
+{
+    const auto rows = algorithms_for(op);
+    const int row = id - 2;
+    return row >= 0 && row < static_cast<int>(rows.size()) ? rows[row] : nullptr;
+}
+
+const char *algorithm_id_name(hier_op_t op, int id)
+{
+    if (id == HIER_ALG_AUTO) {
+        return "auto";
+    }
+    if (id == HIER_ALG_FALLBACK) {
+        return "fallback";
+    }
+    const Algorithm *algorithm = algorithm_by_id(op, id);
+    return algorithm ? algorithm->name : nullptr;
+}
+
+const char *algorithm_id_description(hier_op_t op, int id)
+{
+    if (id == HIER_ALG_AUTO) {
+        return "choose from the topology and the message size";
+    }
+    if (id == HIER_ALG_FALLBACK) {
+        return "the collective Open MPI would use without hier";
+    }
+    const Algorithm *algorithm = algorithm_by_id(op, id);
+    return algorithm ? algorithm->description : nullptr;
+}
+
+namespace {
+
+Choice fallback(std::string reason)
+{
+    Choice choice;
+    choice.reason = std::move(reason);
+    return choice;
+}
+
+Choice pick(hier_op_t op, const Algorithm *algorithm)
+{
+    const auto rows = algorithms_for(op);
+    Choice choice;
+    choice.algorithm = algorithm;
+    choice.id = 2 + static_cast<int>(std::distance(rows.begin(), std::find(rows.begin(), rows.end(), algorithm)));
+    return choice;
+}
+
+Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes)
+{
+    const char *first_reason = nullptr;
+    for (const Algorithm *algorithm : algorithms_for(op)) {
+        if (!algorithm->auto_declines || algorithm->unfit(topology)) {
+            continue;
+        }
+        const char *declined = algorithm->auto_declines(topology, block_bytes);
+        if (!declined) {
+            return pick(op, algorithm);
+        }
+        first_reason = first_reason ? first_reason : declined;
+    }
+    return fallback(first_reason ? first_reason : "no hier algorithm suits this communicator");
+}
+
+} // namespace
+
+Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes)
+{
+    if (requested == HIER_ALG_AUTO) {
+        return choose_auto(op, topology, block_bytes);
+    }
+    if (requested == HIER_ALG_FALLBACK) {
+        return fallback("requested");
+    }
+    const Algorithm *algorithm = algorithm_by_id(op, requested);
+    if (!algorithm) {
+        return fallback("unknown algorithm id " + std::to_string(requested));
+    }
+    if (const char *why = algorithm->unfit(topology)) {
+        return fallback(std::string(algorithm->name) + " does not apply: " + why);
+    }
+    return pick(op, algorithm);
+}
+
+const char *op_name(hier_op_t op)
+{
+    return op >= 0 && op < HIER_OP_COUNT ? kOpNames[op] : nullptr;
+}
+
+} // namespace hier

@@ -1,0 +1,45 @@
+// The one table of algorithms. The component's MCA enums, auto selection and
+// the docs are derived from it: adding an algorithm is adding a row.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "hier_core.h"
+#include "schedule.h"
+#include "topology.h"
+
+namespace hier {
+
+struct Algorithm {
+    hier_op_t op;
+    const char *name;
+    const char *description;
+    Schedule (*build)(const Topology &topology, int rank, int root);
+    // Why the algorithm cannot run on this topology, or nullptr if it can.
+    const char *(*unfit)(const Topology &topology);
+    // Why auto should not pick it for this call, or nullptr if auto should.
+    // A null function means auto never picks it. Auto takes the first row,
+    // in table order, that it should pick.
+    const char *(*auto_declines)(const Topology &topology, size_t block_bytes);
+};
+
+// The rows for one collective, in table order. Their ids are 2, 3, ...:
+// ids HIER_ALG_AUTO and HIER_ALG_FALLBACK come first.
+std::vector<const Algorithm *> algorithms_for(hier_op_t op);
+const Algorithm *algorithm_by_id(hier_op_t op, int id);
+int algorithm_id_count(hier_op_t op);
+const char *algorithm_id_name(hier_op_t op, int id);
+const char *algorithm_id_description(hier_op_t op, int id);
+const char *op_name(hier_op_t op);
+
+// What runs for one call: an algorithm (with its id), or the fallback and why.
+struct Choice {
+    int id = HIER_ALG_FALLBACK;
+    const Algorithm *algorithm = nullptr;
+    std::string reason;
+};
+Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes);
+
+} // namespace hier

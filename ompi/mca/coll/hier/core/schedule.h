@@ -1,0 +1,98 @@
+// The schedule IR: what one rank does in a collective, as data.
+//
+// A schedule is a list of rounds; a round is a set of operations that may
+// proceed concurrently: sends and receives of block regions, then local
+// copies. It names buffers and blocks, never bytes or datatypes, so it
+// depends on the topology alone and is built once per communicator.
+//
+// Every round carries a step label: the single-port step of the algorithm in
+// which it happens. Labels increase along a rank's rounds, and a send and the
+// receive that matches it carry the same label. The executor ignores labels
+// (ranks run as fast as their peers allow); the simulator uses them to check
+// the papers' step counts and the single-port rule, and they are what makes
+// the blocking executor deadlock-free: every wait is for a message that its
+// sender posts at the same step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "hier_core.h"
+
+namespace hier {
+
+struct Region {
+    hier_buffer_t buffer;
+    uint32_t first;  // first block
+    uint32_t count;  // number of blocks, contiguous in the user's layout
+};
+
+enum class OpKind : uint8_t { Send, Recv, Copy };
+
+struct Op {
+    OpKind kind;
+    int peer;     // Send, Recv; -1 for Copy
+    Region from;  // Send, Copy
+    Region to;    // Recv, Copy
+};
+
+struct Round {
+    uint32_t step;
+    uint32_t first_op;  // ops [first_op, end_op) of the schedule
+    uint32_t end_op;
+};
+
+class Schedule {
+public:
+    Schedule(int rank, int size) : rank_(rank), size_(size) {}
+
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    size_t tmp_blocks() const { return tmp_blocks_; }
+    const std::vector<Round> &rounds() const { return rounds_; }
+    const Op *ops(const Round &round) const { return ops_.data() + round.first_op; }
+    size_t op_count(const Round &round) const { return round.end_op - round.first_op; }
+
+private:
+    friend class ScheduleBuilder;
+    int rank_;
+    int size_;
+    size_t tmp_blocks_ = 0;
+    std::vector<Round> rounds_;
+    std::vector<Op> ops_;
+};
+
+// Collects operations tagged with their step in any order and lays them out
+// as rounds in step order. Operations of one step keep the order they were
+// added in (receives are posted before sends by the executor anyway).
+class ScheduleBuilder {
+public:
+    ScheduleBuilder(int rank, int size) : rank_(rank), size_(size) {}
+
+    void send(uint32_t step, int peer, Region from);
+    void recv(uint32_t step, int peer, Region to);
+    void copy(uint32_t step, Region from, Region to);
+    // Exchange with a peer: send from, receive to, in one step.
+    void exchange(uint32_t step, int peer, Region from, Region to);
+    void reserve_tmp(size_t blocks);
+
+    Schedule build();
+
+private:
+    void add(uint32_t step, Op op);
+    void track_tmp(Region region);
+
+    int rank_;
+    int size_;
+    size_t tmp_blocks_ = 0;
+    std::vector<std::pair<uint32_t, Op>> pending_;
+};
+
+// One block of a buffer.
+inline Region block(hier_buffer_t buffer, int index)
+{
+    return Region{buffer, static_cast<uint32_t>(index), 1};
+}
+
+} // namespace hier

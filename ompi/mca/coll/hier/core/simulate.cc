@@ -1,0 +1,233 @@
+// The simulator.
+#include "simulate.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace hier {
+
+BlockContract alltoall_contract(int size)
+{
+    const int64_t p = size;
+    return BlockContract{
+        [p](int) { return size_t(p); },
+        [p](int) { return size_t(p); },
+        [p](int rank, size_t block) { return rank * p + int64_t(block); },
+        [p](int rank, size_t block) { return int64_t(block) * p + rank; },
+    };
+}
+
+namespace {
+
+using Tokens = std::vector<int64_t>;
+
+struct Message {
+    uint32_t step;
+    Tokens tokens;
+};
+
+class Simulation {
+public:
+    Simulation(const Topology &topology, const std::vector<Schedule> &schedules, const BlockContract &contract)
+        : topology_(topology), schedules_(schedules), contract_(contract),
+          buffers_(schedules.size() * 3), next_round_(schedules.size(), 0),
+          deliveries_(schedules.size())
+    {
+        report_.node_messages.assign(topology.node_count(), 0);
+    }
+
+    SimulationReport run();
+
+private:
+    Tokens *region(int rank, Region r);
+    void fail(const std::string &message)
+    {
+        if (report_.error.empty()) {
+            report_.error = message;
+        }
+    }
+    void send(int rank, const Op &op, uint32_t step, std::vector<size_t> &out, std::vector<size_t> &in);
+    void receive(int rank, const Op &op, uint32_t step);
+    void copy(int rank, const Op &op);
+    void write(int rank, Region to, const Tokens &tokens);
+    void check_final();
+
+    const Topology &topology_;
+    const std::vector<Schedule> &schedules_;
+    const BlockContract &contract_;
+    std::vector<Tokens> buffers_;  // rank * 3 + buffer
+    std::vector<size_t> next_round_;
+    std::vector<std::vector<int>> deliveries_;  // per rank, per RECV block: right token written
+    std::map<std::pair<int, int>, std::deque<Message>> channels_;
+    SimulationReport report_;
+};
+
+Tokens *Simulation::region(int rank, Region r)
+{
+    Tokens &tokens = buffers_[size_t(rank) * 3 + r.buffer];
+    if (size_t(r.first) + r.count > tokens.size()) {
+        fail("rank " + std::to_string(rank) + " names blocks beyond buffer " + std::to_string(r.buffer));
+        return nullptr;
+    }
+    return &tokens;
+}
+
+void Simulation::write(int rank, Region to, const Tokens &tokens)
+{
+    Tokens *target = region(rank, to);
+    if (!target) {
+        return;
+    }
+    for (uint32_t i = 0; i < to.count; ++i) {
+        const size_t block = to.first + i;
+        (*target)[block] = tokens[i];
+        if (to.buffer == HIER_BUF_RECV && tokens[i] == contract_.expected_recv(rank, block)) {
+            ++deliveries_[rank][block];
+        }
+    }
+}
+
+void Simulation::send(int rank, const Op &op, uint32_t step, std::vector<size_t> &out, std::vector<size_t> &in)
+{
+    const Tokens *source = region(rank, op.from);
+    if (!source || op.peer < 0 || op.peer >= topology_.size()) {
+        fail("rank " + std::to_string(rank) + " sends outside its buffers or to no rank");
+        return;
+    }
+    Tokens tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count);
+    channels_[{rank, op.peer}].push_back(Message{step, std::move(tokens)});
+    const int from_node = topology_.node_of(rank);
+    const int to_node = topology_.node_of(op.peer);
+    ++report_.node_messages[from_node];
+    report_.max_port_load = std::max({report_.max_port_load, ++out[from_node], ++in[to_node]});
+    if (from_node == to_node) {
+        ++report_.intra_node_messages;
+        report_.intra_node_blocks += op.from.count;
+    } else {
+        ++report_.inter_node_messages;
+        report_.inter_node_blocks += op.from.count;
+    }
+}
+
+void Simulation::receive(int rank, const Op &op, uint32_t step)
+{
+    auto &channel = channels_[{op.peer, rank}];
+    const std::string who = "rank " + std::to_string(rank) + " at step " + std::to_string(step);
+    if (channel.empty() || channel.front().step != step) {
+        fail(who + " expects a message from rank " + std::to_string(op.peer) + " that is not sent in that step");
+        return;
+    }
+    if (channel.front().tokens.size() != op.to.count) {
+        fail(who + " receives " + std::to_string(op.to.count) + " blocks from rank " +
+             std::to_string(op.peer) + ", which sends " + std::to_string(channel.front().tokens.size()));
+        return;
+    }
+    write(rank, op.to, channel.front().tokens);
+    channel.pop_front();
+}
+
+void Simulation::copy(int rank, const Op &op)
+{
+    const Tokens *source = region(rank, op.from);
+    if (!source || op.from.count != op.to.count) {
+        fail("rank " + std::to_string(rank) + " copies a bad region");
+        return;
+    }
+    write(rank, op.to, Tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count));
+}
+
+void Simulation::check_final()
+{
+    for (const auto &[pair, messages] : channels_) {
+        if (!messages.empty()) {
+            fail("a message from rank " + std::to_string(pair.first) + " to rank " +
+                 std::to_string(pair.second) + " is never received");
+        }
+    }
+    for (size_t rank = 0; rank < schedules_.size() && report_.error.empty(); ++rank) {
+        const Tokens &received = buffers_[rank * 3 + HIER_BUF_RECV];
+        for (size_t block = 0; block < received.size(); ++block) {
+            const int64_t expected = contract_.expected_recv(int(rank), block);
+            if (received[block] != expected || deliveries_[rank][block] != 1) {
+                fail("rank " + std::to_string(rank) + " RECV block " + std::to_string(block) + " holds token " +
+                     std::to_string(received[block]) + ", expected " + std::to_string(expected) +
+                     " delivered once (delivered " + std::to_string(deliveries_[rank][block]) + " times)");
+                break;
+            }
+        }
+    }
+}
+
+SimulationReport Simulation::run()
+{
+    const int p = topology_.size();
+    if (int(schedules_.size()) != p) {
+        fail("expected one schedule per rank");
+        return report_;
+    }
+    std::set<uint32_t> steps;
+    for (int rank = 0; rank < p; ++rank) {
+        const Schedule &schedule = schedules_[rank];
+        Tokens &send = buffers_[size_t(rank) * 3 + HIER_BUF_SEND];
+        send.resize(contract_.send_blocks(rank));
+        for (size_t block = 0; block < send.size(); ++block) {
+            send[block] = contract_.initial_send(rank, block);
+        }
+        buffers_[size_t(rank) * 3 + HIER_BUF_RECV].assign(contract_.recv_blocks(rank), -1);
+        buffers_[size_t(rank) * 3 + HIER_BUF_TMP].assign(schedule.tmp_blocks(), -1);
+        deliveries_[rank].assign(contract_.recv_blocks(rank), 0);
+        report_.rounds = std::max(report_.rounds, schedule.rounds().size());
+        for (size_t i = 0; i < schedule.rounds().size(); ++i) {
+            steps.insert(schedule.rounds()[i].step);
+            if (i > 0 && schedule.rounds()[i].step <= schedule.rounds()[i - 1].step) {
+                fail("rank " + std::to_string(rank) + "'s step labels do not increase");
+            }
+        }
+    }
+    for (uint32_t step : steps) {
+        std::vector<size_t> out(topology_.node_count(), 0), in(topology_.node_count(), 0);
+        std::vector<const Round *> now(p, nullptr);
+        for (int rank = 0; rank < p; ++rank) {
+            const auto &rounds = schedules_[rank].rounds();
+            if (next_round_[rank] < rounds.size() && rounds[next_round_[rank]].step == step) {
+                now[rank] = &rounds[next_round_[rank]++];
+            }
+        }
+        auto for_ops = [&](OpKind kind, auto &&action) {
+            for (int rank = 0; rank < p; ++rank) {
+                if (!now[rank]) {
+                    continue;
+                }
+                const Op *ops = schedules_[rank].ops(*now[rank]);
+                for (size_t i = 0; i < schedules_[rank].op_count(*now[rank]); ++i) {
+                    if (ops[i].kind == kind) {
+                        action(rank, ops[i]);
+                    }
+                }
+            }
+        };
+        for_ops(OpKind::Send, [&](int rank, const Op &op) { send(rank, op, step, out, in); });
+        for_ops(OpKind::Recv, [&](int rank, const Op &op) { receive(rank, op, step); });
+        for_ops(OpKind::Copy, [&](int rank, const Op &op) { copy(rank, op); });
+        if (std::any_of(out.begin(), out.end(), [](size_t n) { return n > 0; })) {
+            ++report_.steps;
+        }
+        if (!report_.error.empty()) {
+            return report_;
+        }
+    }
+    check_final();
+    return report_;
+}
+
+} // namespace
+
+SimulationReport simulate(const Topology &topology, const std::vector<Schedule> &schedules,
+                          const BlockContract &contract)
+{
+    return Simulation(topology, schedules, contract).run();
+}
+
+} // namespace hier

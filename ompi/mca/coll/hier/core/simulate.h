@@ -1,0 +1,49 @@
+// The simulator: runs every rank's schedule on a model of the machine.
+//
+// Blocks are symbolic tokens, so a run proves where every block went. Ranks
+// advance in lock-step by step label (see schedule.h), which checks that a
+// send and its receive share a step, and counts the single-port steps the
+// papers prove: a step is a label in which at least one message moves, and
+// in the single-port model each node sends and receives at most one message
+// per step (max_port_load reports the worst case).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "schedule.h"
+#include "topology.h"
+
+namespace hier {
+
+// What a collective starts with and must end with, as tokens: any integer
+// naming one original block; -1 is "nothing".
+struct BlockContract {
+    std::function<size_t(int rank)> send_blocks;
+    std::function<size_t(int rank)> recv_blocks;
+    std::function<int64_t(int rank, size_t block)> initial_send;
+    std::function<int64_t(int rank, size_t block)> expected_recv;
+};
+
+// Alltoall: SEND block j of rank r is its message for j; it must end as RECV
+// block r of rank j.
+BlockContract alltoall_contract(int size);
+
+struct SimulationReport {
+    std::string error;            // empty when every check passed
+    size_t rounds = 0;            // most rounds of any rank
+    size_t steps = 0;             // step labels in which a message moves
+    size_t max_port_load = 0;     // most messages one node sends, or receives, in one step
+    std::vector<size_t> node_messages;  // messages sent by each node (local copies excluded)
+    size_t intra_node_messages = 0;
+    size_t inter_node_messages = 0;
+    size_t intra_node_blocks = 0;
+    size_t inter_node_blocks = 0;
+};
+
+SimulationReport simulate(const Topology &topology, const std::vector<Schedule> &schedules,
+                          const BlockContract &contract);
+
+} // namespace hier

@@ -1,0 +1,46 @@
+// The machine as the core sees it: ranks grouped into nodes.
+//
+// Built once per communicator from one integer per rank naming its node
+// (Open MPI's locality, or an imposed node map). Memory is O(p).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hier {
+
+class Topology {
+public:
+    // node_of_rank[i] names the node of rank i; equal values mean the same
+    // node. Nodes are numbered 0..N-1 in the order their lowest rank appears.
+    explicit Topology(const std::vector<int> &node_of_rank);
+
+    // Convenience for tests and tools: nodes of the given sizes holding
+    // consecutive ranks ("4,3,2,1" is {4, 3, 2, 1}).
+    static Topology from_node_sizes(const std::vector<int> &sizes);
+
+    int size() const { return static_cast<int>(node_.size()); }
+    int node_count() const { return static_cast<int>(members_.size()); }
+    int node_of(int rank) const { return node_[rank]; }
+    // Position of rank among its node's ranks, in rank order: l(u) of the papers.
+    int local_index(int rank) const { return local_[rank]; }
+    int node_size(int node) const { return static_cast<int>(members_[node].size()); }
+    int largest_node_size() const;
+    // The ranks of a node in increasing order.
+    const std::vector<int> &members(int node) const { return members_[node]; }
+
+    // "4,3,2,1 over 10 ranks" style description, for messages and tools.
+    std::string describe() const;
+
+private:
+    std::vector<int> node_;
+    std::vector<int> local_;
+    std::vector<std::vector<int>> members_;
+};
+
+// Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must
+// sum to size. Returns the node of each rank, or an empty vector and one line
+// in *error naming the parameter and the expected form.
+std::vector<int> parse_node_map(const std::string &text, int size, std::string *error);
+
+} // namespace hier

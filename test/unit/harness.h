@@ -1,0 +1,36 @@
+// Shared checks for the unit tests: build every rank's schedule, run them
+// byte for byte through the in-memory transport, and simulate them.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "algorithms.h"
+#include "simulate.h"
+#include "topology.h"
+
+namespace hier::test {
+
+using Builder = Schedule (*)(const Topology &, int rank, int root);
+
+std::vector<Schedule> build_all(Builder builder, const Topology &topology, int root = -1);
+
+// Runs an alltoall of block_bytes-byte blocks through the in-memory transport
+// and checks every byte of every receive buffer. Returns "" or the first error.
+std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
+                               size_t block_bytes = 3);
+
+// Every multiset of node sizes with 1..max_nodes nodes of 1..max_size processes.
+std::vector<std::vector<int>> node_size_multisets(int max_nodes, int max_size);
+
+// Nodes of the given sizes with ranks dealt round-robin over the nodes that
+// still have room, as mpirun --map-by node places them.
+Topology interleaved(const std::vector<int> &sizes);
+
+// A random topology of at most max_ranks ranks on random uneven nodes, ranks
+// placed in a random order.
+Topology random_topology(std::mt19937 &random, int max_ranks, int max_node_size);
+
+} // namespace hier::test
