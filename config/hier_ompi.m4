@@ -1,0 +1,175 @@
+dnl -*- autoconf -*-
+dnl Finding the installed Open MPI that coll/hier builds against and loads into.
+dnl
+dnl Substitutes HIER_OMPI_CPPFLAGS (Open MPI's public and internal headers, plus
+dnl our fint_2_int.h stand-in when needed), HIER_OMPI_LDFLAGS, HIER_OMPI_LIBS
+dnl and componentdir.
+
+dnl HIER_OMPI_PARSABLE_PATH(NAME): what "ompi_info --path NAME" says.
+m4_define([HIER_OMPI_PARSABLE_PATH],
+    [`"$OMPI_INFO" --path $1 --parsable 2>/dev/null | sed -n 's/^path:$1://p'`])
+
+dnl HIER_OMPI_FIND: locates mpicc and ompi_info (--with-ompi=PREFIX, else PATH)
+dnl and derives the include and library directories from them.
+AC_DEFUN([HIER_OMPI_FIND], [
+    AC_ARG_WITH([ompi],
+        [AS_HELP_STRING([--with-ompi=PREFIX],
+            [the Open MPI installation to build against (default: the one whose mpicc is on PATH)])])
+    AS_CASE([$with_ompi],
+        [no], [AC_MSG_ERROR([coll/hier is an Open MPI component and cannot be built --without-ompi])],
+        [yes|""], [hier_ompi_path=$PATH; hier_ompi_where="mpicc on PATH"],
+        [hier_ompi_path=$with_ompi/bin; hier_ompi_where=$with_ompi])
+
+    AC_PATH_PROG([MPICC], [mpicc], [], [$hier_ompi_path])
+    AC_PATH_PROG([OMPI_INFO], [ompi_info], [], [$hier_ompi_path])
+
+    hier_ompi_incdirs=
+    hier_ompi_libdirs=
+    AS_IF([test -n "$MPICC"], [
+        hier_ompi_incdirs=`"$MPICC" --showme:incdirs 2>/dev/null`
+        hier_ompi_libdirs=`"$MPICC" --showme:libdirs 2>/dev/null`
+    ])
+    dnl Internal headers (ompi/mca/...) live in Open MPI's pkgincludedir.
+    AS_IF([test -n "$OMPI_INFO"],
+          [hier_ompi_incdirs="$hier_ompi_incdirs HIER_OMPI_PARSABLE_PATH([pkgincludedir])"])
+    AS_IF([test -z "$hier_ompi_incdirs" && test -n "$with_ompi" && test "$with_ompi" != yes], [
+        hier_ompi_incdirs="$with_ompi/include $with_ompi/include/openmpi"
+        hier_ompi_libdirs="$with_ompi/lib"
+    ])
+
+    HIER_OMPI_CPPFLAGS=
+    hier_dirs=$hier_ompi_incdirs
+    hier_ompi_incdirs=
+    for hier_dir in $hier_dirs; do
+        AS_CASE([" $hier_ompi_incdirs "], [*" $hier_dir "*], [], [
+            hier_ompi_incdirs="${hier_ompi_incdirs:+$hier_ompi_incdirs }$hier_dir"
+            HIER_OMPI_CPPFLAGS="${HIER_OMPI_CPPFLAGS:+$HIER_OMPI_CPPFLAGS }-I$hier_dir"])
+    done
+    HIER_OMPI_LDFLAGS=
+    for hier_dir in $hier_ompi_libdirs; do
+        HIER_OMPI_LDFLAGS="$HIER_OMPI_LDFLAGS -L$hier_dir -R$hier_dir"
+    done
+    AC_SUBST([HIER_OMPI_LDFLAGS])
+])
+
+dnl HIER_OMPI_CHECK_HEADERS: stops with one clear message when Open MPI's
+dnl development headers (the internal ones a component needs) are missing.
+AC_DEFUN([HIER_OMPI_CHECK_HEADERS], [
+    AC_REQUIRE([HIER_OMPI_FIND])
+    hier_save_CPPFLAGS=$CPPFLAGS
+    CPPFLAGS="$CPPFLAGS $HIER_OMPI_CPPFLAGS"
+    AC_MSG_CHECKING([for Open MPI's component headers (ompi/mca/coll/coll.h)])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
+#include "ompi_config.h"
+#include "ompi/mca/coll/coll.h"
+]], [[mca_coll_base_module_t *module = 0; (void) module;]])],
+        [AC_MSG_RESULT([yes])],
+        [AC_MSG_RESULT([no])
+         AC_MSG_ERROR([Open MPI development headers not found (ompi/mca/coll/coll.h): on Debian install libopenmpi-dev, or pass --with-ompi=PREFIX])])
+
+    AC_COMPUTE_INT([hier_ompi_major], [OMPI_MAJOR_VERSION], [[#include <mpi.h>]])
+    AC_COMPUTE_INT([hier_ompi_minor], [OMPI_MINOR_VERSION], [[#include <mpi.h>]])
+    AC_COMPUTE_INT([hier_ompi_release], [OMPI_RELEASE_VERSION], [[#include <mpi.h>]])
+    hier_ompi_version="$hier_ompi_major.$hier_ompi_minor.$hier_ompi_release"
+    AS_IF([test "$hier_ompi_major.$hier_ompi_minor" != 4.1],
+          [AC_MSG_WARN([coll/hier is written for Open MPI 4.1's collective interface; found $hier_ompi_version])])
+    CPPFLAGS=$hier_save_CPPFLAGS
+])
+
+dnl HIER_OMPI_CHECK_LIBS: the component links libmpi (as Open MPI's own
+dnl components do, so it also loads where libmpi was opened RTLD_LOCAL) and
+dnl libopen-pal, whose MCA and output functions it calls directly.
+AC_DEFUN([HIER_OMPI_CHECK_LIBS], [
+    AC_REQUIRE([HIER_OMPI_FIND])
+    HIER_OMPI_LIBS="-lmpi -lopen-pal"
+    hier_save_CPPFLAGS=$CPPFLAGS
+    hier_save_LDFLAGS=$LDFLAGS
+    hier_save_LIBS=$LIBS
+    CPPFLAGS="$CPPFLAGS $HIER_OMPI_CPPFLAGS"
+    LDFLAGS="$LDFLAGS `echo $HIER_OMPI_LDFLAGS | sed 's/-R[[^ ]]*//g'`"
+    LIBS="$HIER_OMPI_LIBS $LIBS"
+    AC_MSG_CHECKING([for libmpi and libopen-pal])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[
+#include "ompi_config.h"
+#include "opal/util/output.h"
+#include <mpi.h>
+]], [[MPI_Init(0, 0); return opal_output_open(0);]])],
+        [AC_MSG_RESULT([yes])],
+        [AC_MSG_RESULT([no])
+         AC_MSG_ERROR([Open MPI libraries not found (libmpi, libopen-pal): on Debian install libopenmpi-dev, or pass --with-ompi=PREFIX])])
+    CPPFLAGS=$hier_save_CPPFLAGS
+    LDFLAGS=$hier_save_LDFLAGS
+    LIBS=$hier_save_LIBS
+    AC_SUBST([HIER_OMPI_LIBS])
+])
+
+dnl HIER_OMPI_FINT_COMPAT: ompi/op/op.h includes
+dnl ompi/mpi/fortran/base/fint_2_int.h, which Debian does not ship. When it is
+dnl missing, use our stand-in in config/compat, and say so.
+AC_DEFUN([HIER_OMPI_FINT_COMPAT], [
+    AC_REQUIRE([HIER_OMPI_CHECK_HEADERS])
+    hier_save_CPPFLAGS=$CPPFLAGS
+    CPPFLAGS="$CPPFLAGS $HIER_OMPI_CPPFLAGS"
+    AC_MSG_CHECKING([whether Open MPI ships ompi/mpi/fortran/base/fint_2_int.h])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
+#include "ompi_config.h"
+#include "ompi/mpi/fortran/base/fint_2_int.h"
+]], [[]])],
+        [AC_MSG_RESULT([yes])
+         hier_ompi_fint="Open MPI's"],
+        [AC_MSG_RESULT([no])
+         hier_ompi_fint="coll/hier's stand-in (config/compat)"
+         AC_MSG_NOTICE([using coll/hier's stand-in for ompi/mpi/fortran/base/fint_2_int.h (not shipped by this Open MPI)])
+         CPPFLAGS="$CPPFLAGS -I$srcdir/config/compat"
+         HIER_OMPI_CPPFLAGS="$HIER_OMPI_CPPFLAGS -I\$(top_srcdir)/config/compat"])
+    AC_MSG_CHECKING([whether ompi/op/op.h compiles])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
+#include "ompi_config.h"
+#include "ompi/op/op.h"
+]], [[ompi_op_t *op = 0; (void) op;]])],
+        [AC_MSG_RESULT([yes])],
+        [AC_MSG_RESULT([no])
+         AC_MSG_ERROR([ompi/op/op.h from Open MPI $hier_ompi_version does not compile; see config.log])])
+    CPPFLAGS=$hier_save_CPPFLAGS
+    AC_SUBST([HIER_OMPI_CPPFLAGS])
+])
+
+dnl HIER_OMPI_COMPONENT_DIR: where "make install" puts mca_coll_hier.so. By
+dnl default Open MPI's own component directory, so Open MPI finds it without
+dnl extra flags; --with-component-dir=$HOME/.openmpi/components (also searched
+dnl by Open MPI 4.1) needs no root. "make install componentdir=DIR" overrides.
+AC_DEFUN([HIER_OMPI_COMPONENT_DIR], [
+    AC_REQUIRE([HIER_OMPI_FIND])
+    AC_ARG_WITH([component-dir],
+        [AS_HELP_STRING([--with-component-dir=DIR],
+            [install mca_coll_hier.so in DIR (default: Open MPI's component directory, ompi_info --path pkglibdir; without root use $HOME/.openmpi/components, which Open MPI also searches)])])
+    AC_MSG_CHECKING([where to install mca_coll_hier.so])
+    AS_CASE([$with_component_dir],
+        [yes|no|""], [componentdir=
+                      AS_IF([test -n "$OMPI_INFO"], [componentdir=HIER_OMPI_PARSABLE_PATH([pkglibdir])])],
+        [componentdir=$with_component_dir])
+    AS_IF([test -z "$componentdir"], [
+        AC_MSG_RESULT([unknown])
+        AC_MSG_ERROR([cannot tell where Open MPI loads components from (no ompi_info): pass --with-component-dir=DIR])])
+    AC_MSG_RESULT([$componentdir])
+    AC_SUBST([componentdir])
+])
+
+dnl HIER_EXPORT_ONLY_COMPONENT: substitutes HIER_EXPORT_LDFLAGS, the flag that
+dnl makes the module export only mca_coll_hier_component (a linker version
+dnl script; libtool's -export-symbols-regex does not hide dynamic symbols
+dnl with GNU ld). Empty when the linker has no version scripts.
+AC_DEFUN([HIER_EXPORT_ONLY_COMPONENT], [
+    AC_MSG_CHECKING([whether the linker accepts version scripts])
+    hier_save_LDFLAGS=$LDFLAGS
+    printf '{ global: main; local: *; };\n' > conftest.map
+    LDFLAGS="$LDFLAGS -Wl,--version-script=conftest.map"
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[]], [[]])],
+        [AC_MSG_RESULT([yes])
+         HIER_EXPORT_LDFLAGS='-Wl,--version-script=$(srcdir)/coll_hier.map'],
+        [AC_MSG_RESULT([no])
+         HIER_EXPORT_LDFLAGS=])
+    rm -f conftest.map
+    LDFLAGS=$hier_save_LDFLAGS
+    AC_SUBST([HIER_EXPORT_LDFLAGS])
+])

@@ -1,0 +1,136 @@
+/*
+ * coll/hier: the component and module types the C glue shares, and the
+ * functions its files call in each other.
+ *
+ * The glue is C because Open MPI's internal headers are not valid C++; it
+ * reaches the C++17 core only through core/hier_core.h.
+ */
+#ifndef MCA_COLL_HIER_H
+#define MCA_COLL_HIER_H
+
+#include "ompi_config.h"
+
+#include "mpi.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/request/request.h"
+
+#include "hier_core.h"
+
+BEGIN_C_DECLS
+
+/*
+ * The collectives whose previous implementation (function and module) hier
+ * keeps at enable: X(name, hier's function, or NULL when hier only borrows
+ * the previous one). Replacing one more collective is one line here plus its
+ * coll_hier_<name>.c.
+ */
+#define MCA_COLL_HIER_COLLECTIVES(X)                                     \
+    X(allgather, NULL) /* gathers the topology, never hier's own */      \
+    X(alltoall, mca_coll_hier_alltoall)
+
+#define MCA_COLL_HIER_PREVIOUS_FIELDS(name, hier_fn)                     \
+    mca_coll_base_module_##name##_fn_t name;                             \
+    mca_coll_base_module_t *name##_module;
+
+/* What Open MPI would have used without hier. */
+typedef struct mca_coll_hier_previous_t {
+    MCA_COLL_HIER_COLLECTIVES(MCA_COLL_HIER_PREVIOUS_FIELDS)
+} mca_coll_hier_previous_t;
+
+/* Lines of output (verbose lines, error reports) are at most this long. */
+#define MCA_COLL_HIER_LINE_MAX 512
+
+typedef struct mca_coll_hier_component_t {
+    mca_coll_base_component_2_0_0_t super;
+
+    /* MCA parameters */
+    int priority;                    /* coll_hier_priority */
+    int verbose;                     /* coll_hier_verbose */
+    char *node_map;                  /* coll_hier_node_map */
+    int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
+    char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
+
+    int priority_var;                /* index of coll_hier_priority */
+    int output;                      /* stream of the verbose lines */
+    /* Priority comm_query answers with, or -1 when hier was not asked for. */
+    int selection_priority;
+    /* hier is the only component in the coll list: collectives lack a provider. */
+    bool listed_alone;
+    /* The user's node map, parsed once per process: this process's node. */
+    int node_map_state;
+    int node_map_node;
+} mca_coll_hier_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;
+
+/* Buffers a call lends the core's schedule: where block 0 starts, elements
+ * per block, their datatype and extent. */
+typedef struct mca_coll_hier_layout_t {
+    char *base;
+    size_t count;
+    struct ompi_datatype_t *dtype;
+    ptrdiff_t extent;
+} mca_coll_hier_layout_t;
+
+typedef struct mca_coll_hier_module_t {
+    mca_coll_base_module_t super;
+
+    mca_coll_hier_previous_t previous;
+
+    /* The topology and schedule cache, built at the first call needing it. */
+    int topology_state;
+    hier_comm_t *topology;
+    const char *topology_error;    /* why there is none, when gathering failed */
+
+    /* The last verbose line rank 0 printed for each collective. */
+    char last_line[HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
+
+    /* Reused by every call, grown on demand, freed at destruct. */
+    ompi_request_t **requests;
+    size_t request_count;
+    size_t request_capacity;
+    void *tmp;             /* the schedule's TMP blocks */
+    size_t tmp_size;
+    void *in_place;        /* copy of the receive buffer for MPI_IN_PLACE */
+    size_t in_place_size;
+} mca_coll_hier_module_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_hier_module_t);
+
+/* coll_hier_component.c */
+/* Prints, once, what is wrong with the settings: hier alone in the coll
+ * list, unknown algorithm names. Called by world rank 0. */
+void mca_coll_hier_report_settings(void);
+
+/* coll_hier_module.c */
+int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *comm,
+                                                 int *priority);
+/* The schedule to run for one call, or NULL for the fallback. Gathers the
+ * topology at the first call and prints the verbose line. */
+const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
+                                            struct ompi_communicator_t *comm,
+                                            hier_op_t op, int root, size_t block_bytes);
+
+/* coll_hier_alltoall.c */
+int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                           void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+
+/* coll_hier_transport.c */
+void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size_t count,
+                          struct ompi_datatype_t *dtype);
+/* Lays out blocks of count dtype elements in module-owned memory
+ * (module->tmp or module->in_place, grown when too small). */
+int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t count,
+                          struct ompi_datatype_t *dtype, mca_coll_hier_layout_t *layout);
+/* Runs schedule over the PML on tag, with buffers[HIER_BUF_SEND..TMP]. */
+int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                          int tag, const hier_schedule_t *schedule,
+                          const mca_coll_hier_layout_t buffers[3]);
+void mca_coll_hier_transport_release(mca_coll_hier_module_t *module);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_HIER_H */

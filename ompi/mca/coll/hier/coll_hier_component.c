@@ -1,0 +1,267 @@
+/*
+ * coll/hier component: the structure Open MPI loads (mca_coll_hier_component),
+ * the MCA parameters, and open/close, which decide once per process whether
+ * hier was asked for.
+ */
+#include "coll_hier.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/base/mca_base_var_enum.h"
+#include "opal/util/argv.h"
+#include "opal/util/output.h"
+
+/* Named in the coll list without an explicit priority, hier takes one above
+ * tuned's (30): modules are enabled in priority order, so hier's enable runs
+ * after the others' and sees the functions it falls back to. */
+#define HIER_DEFAULT_PRIORITY 90
+
+static int hier_register(void);
+static int hier_open(void);
+static int hier_close(void);
+
+mca_coll_hier_component_t mca_coll_hier_component = {
+    .super = {
+        .collm_version = {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "hier",
+            MCA_BASE_MAKE_VERSION(component, MCA_COLL_HIER_MAJOR_VERSION,
+                                  MCA_COLL_HIER_MINOR_VERSION,
+                                  MCA_COLL_HIER_RELEASE_VERSION),
+            .mca_open_component = hier_open,
+            .mca_close_component = hier_close,
+            .mca_register_component_params = hier_register,
+        },
+        .collm_data = {
+            MCA_BASE_METADATA_PARAM_NONE
+        },
+        .collm_init_query = mca_coll_hier_init_query,
+        .collm_comm_query = mca_coll_hier_comm_query,
+    },
+    .priority = HIER_DEFAULT_PRIORITY,
+    .output = -1,
+    .selection_priority = -1,
+};
+
+/* "auto (what it does), fallback (...), ...": the help of an algorithm
+ * parameter, from the core's registry. The caller frees it. */
+static char *hier_algorithm_help(hier_op_t op)
+{
+    const int count = hier_algorithm_count(op);
+    size_t len = 128;
+    char *help;
+
+    for (int id = 0; id < count; ++id) {
+        len += strlen(hier_algorithm_name(op, id)) + strlen(hier_algorithm_description(op, id)) + 8;
+    }
+    help = malloc(len);
+    if (NULL == help) {
+        return NULL;
+    }
+    snprintf(help, len, "Algorithm for MPI_%c%s when hier is selected:",
+             toupper((unsigned char) hier_op_name(op)[0]), hier_op_name(op) + 1);
+    for (int id = 0; id < count; ++id) {
+        snprintf(help + strlen(help), len - strlen(help), "%s %s (%s)", id ? "," : "",
+                 hier_algorithm_name(op, id), hier_algorithm_description(op, id));
+    }
+    return help;
+}
+
+/* Open MPI's own enums reject an unknown value with a multi-line message
+ * from every process and keep the default (auto). hier's algorithm enums take
+ * it as "fallback" instead and remember it, so that one line can report it
+ * (mca_coll_hier_report_settings) and every call stays correct. */
+static mca_base_var_enum_vfs_fn_t hier_enum_lookup;
+
+static int hier_algorithm_from_string(mca_base_var_enum_t *names, const char *text, int *id)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char name[64];
+
+    if (OPAL_SUCCESS == hier_enum_lookup(names, text, id)) {
+        return OPAL_SUCCESS;
+    }
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {
+        snprintf(name, sizeof(name), "coll_hier_%s_algorithm", hier_op_name((hier_op_t) op));
+        if (0 == strcmp(name, names->enum_name)) {
+            free(c->algorithm_invalid[op]);
+            c->algorithm_invalid[op] = strdup(text);
+        }
+    }
+    *id = HIER_ALG_FALLBACK;
+    return OPAL_SUCCESS;
+}
+
+/* Registers coll_hier_<op>_algorithm as an enum of the core's registry:
+ * ids 0..count-1 named by hier_algorithm_name, so ompi_info lists them. */
+static int hier_register_algorithm(hier_op_t op)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    const int count = hier_algorithm_count(op);
+    mca_base_var_enum_value_t *values = calloc(count + 1, sizeof(*values));
+    char *help = hier_algorithm_help(op);
+    mca_base_var_enum_t *names = NULL;
+    char name[64];
+    int rc = OPAL_ERR_OUT_OF_RESOURCE;
+
+    if (NULL != values && NULL != help) {
+        for (int id = 0; id < count; ++id) {
+            values[id].value = id;
+            values[id].string = hier_algorithm_name(op, id);
+        }
+        snprintf(name, sizeof(name), "coll_hier_%s_algorithm", hier_op_name(op));
+        rc = mca_base_var_enum_create(name, values, &names);
+    }
+    if (OPAL_SUCCESS == rc) {
+        hier_enum_lookup = names->value_from_string;
+        names->value_from_string = hier_algorithm_from_string;
+        c->algorithm[op] = HIER_ALG_AUTO;
+        rc = mca_base_component_var_register(&c->super.collm_version, name + strlen("coll_hier_"),
+                                             help, MCA_BASE_VAR_TYPE_INT, names, 0, 0,
+                                             OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ,
+                                             &c->algorithm[op]);
+        OBJ_RELEASE(names);
+    }
+    free(values);
+    free(help);
+    return rc < 0 ? rc : OPAL_SUCCESS;
+}
+
+static int hier_register(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    const mca_base_component_t *v = &c->super.collm_version;
+    int rc;
+
+    c->priority = HIER_DEFAULT_PRIORITY;
+    c->priority_var = mca_base_component_var_register(v, "priority",
+        "Priority of coll/hier (0-100). hier is used only when asked for: named in the coll "
+        "list (--mca coll hier,tuned,libnbc,basic,inter,self), where it takes this priority, "
+        "or when this parameter is set explicitly (above tuned's to take effect). Otherwise "
+        "it declines every communicator and changes nothing.",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
+
+    c->verbose = 0;
+    (void) mca_base_component_var_register(v, "verbose",
+        "Verbosity of coll/hier on stderr: 1 = rank 0 of each communicator prints one line "
+        "the first time each collective runs on it, naming the algorithm chosen or why it "
+        "fell back; 2 = also whenever that decision changes",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+
+    c->node_map = NULL;
+    (void) mca_base_component_var_register(v, "node_map",
+        "Node structure to impose instead of Open MPI's locality (for testing on one host): "
+        "node sizes for consecutive ranks of MPI_COMM_WORLD, e.g. \"4,3,2,1\" for 10 "
+        "processes; communicators derived from it inherit it. Empty: use Open MPI's "
+        "locality. A map that does not parse or fit is reported once and hier falls back",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->node_map);
+
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {
+        rc = hier_register_algorithm((hier_op_t) op);
+        if (OPAL_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return c->priority_var < 0 ? c->priority_var : OMPI_SUCCESS;
+}
+
+/* The coll framework's include list (--mca coll a,b,c), or NULL when it is
+ * unset or an exclude list (^a,b). The caller frees it with opal_argv_free. */
+static char **hier_coll_include_list(void)
+{
+    const int var = mca_base_var_find("ompi", "coll", NULL, NULL);
+    char **value = NULL;
+
+    if (var < 0 || OPAL_SUCCESS != mca_base_var_get_value(var, &value, NULL, NULL) ||
+        NULL == value || NULL == *value || '^' == (*value)[0]) {
+        return NULL;
+    }
+    return opal_argv_split(*value, ',');
+}
+
+/* The priority comm_query answers with, or -1 (decline) when hier was not
+ * asked for: neither named in the coll list nor given a priority. */
+static int hier_selection_priority(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+    char **list = hier_coll_include_list();
+    bool named = false;
+
+    for (int i = 0; NULL != list && NULL != list[i]; ++i) {
+        named = named || 0 == strcmp(list[i], "hier");
+    }
+    c->listed_alone = named && 1 == opal_argv_count(list);
+    opal_argv_free(list);
+
+    (void) mca_base_var_get_value(c->priority_var, NULL, &source, NULL);
+    return named || MCA_BASE_VAR_SOURCE_DEFAULT != source ? c->priority : -1;
+}
+
+static int hier_open(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    opal_output_stream_t stream;
+
+    /* No prefix: the verbose lines are printed exactly as documented. */
+    OBJ_CONSTRUCT(&stream, opal_output_stream_t);
+    stream.lds_want_stderr = true;
+    stream.lds_verbose_level = c->verbose;
+    c->output = opal_output_open(&stream);
+    OBJ_DESTRUCT(&stream);
+
+    c->selection_priority = hier_selection_priority();
+    return OMPI_SUCCESS;
+}
+
+static int hier_close(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+
+    if (c->output >= 0) {
+        opal_output_close(c->output);
+        c->output = -1;
+    }
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {
+        free(c->algorithm_invalid[op]);
+        c->algorithm_invalid[op] = NULL;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* "auto, fallback, factor": the valid values of an algorithm parameter. */
+static void hier_algorithm_names(hier_op_t op, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int id = 0; id < hier_algorithm_count(op); ++id) {
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", id ? ", " : "",
+                 hier_algorithm_name(op, id));
+    }
+}
+
+void mca_coll_hier_report_settings(void)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char names[MCA_COLL_HIER_LINE_MAX];
+
+    if (c->listed_alone) {
+        fprintf(stderr, "coll:hier: --mca coll hier alone leaves collectives without a provider; "
+                        "use --mca coll hier,tuned,libnbc,basic,inter,self\n");
+    }
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {
+        if (NULL != c->algorithm_invalid[op]) {
+            hier_algorithm_names((hier_op_t) op, names, sizeof(names));
+            fprintf(stderr, "coll:hier: coll_hier_%s_algorithm \"%s\" is not one of %s; "
+                            "using fallback\n",
+                    hier_op_name((hier_op_t) op), c->algorithm_invalid[op], names);
+        }
+    }
+    fflush(stderr);
+}

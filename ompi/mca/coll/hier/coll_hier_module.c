@@ -1,0 +1,277 @@
+/*
+ * coll/hier module: which communicators hier takes (comm_query), what it falls
+ * back to (enable saves the previous module's functions), the topology it
+ * gathers for the core at the first call that needs it, and the per-call
+ * choice between a core schedule and the fallback.
+ */
+#include "coll_hier.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/util/output.h"
+#include "ompi/group/group.h"
+#include "ompi/proc/proc.h"
+
+enum { HIER_TOPOLOGY_UNKNOWN = 0, HIER_TOPOLOGY_READY, HIER_TOPOLOGY_FAILED };
+/* mca_coll_hier_component.node_map_state; zero until the map is parsed. */
+enum { HIER_NODE_MAP_UNPARSED = 0, HIER_NODE_MAP_VALID, HIER_NODE_MAP_INVALID };
+
+static int hier_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+static int hier_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+
+/* Drops the references enable took. Safe to repeat: Open MPI calls disable
+ * once per communicator slot hier fills, and destruct runs after. */
+static void hier_release_previous(mca_coll_hier_module_t *module)
+{
+#define HIER_RELEASE_PREVIOUS(name, hier_fn)                 \
+    if (NULL != module->previous.name##_module) {            \
+        OBJ_RELEASE(module->previous.name##_module);         \
+    }                                                        \
+    module->previous.name##_module = NULL;                   \
+    module->previous.name = NULL;
+
+    MCA_COLL_HIER_COLLECTIVES(HIER_RELEASE_PREVIOUS)
+#undef HIER_RELEASE_PREVIOUS
+}
+
+static void hier_module_construct(mca_coll_hier_module_t *module)
+{
+    memset(&module->previous, 0, sizeof(module->previous));
+    module->topology_state = HIER_TOPOLOGY_UNKNOWN;
+    module->topology = NULL;
+    module->topology_error = NULL;
+    memset(module->last_line, 0, sizeof(module->last_line));
+    module->requests = NULL;
+    module->request_count = module->request_capacity = 0;
+    module->tmp = module->in_place = NULL;
+    module->tmp_size = module->in_place_size = 0;
+}
+
+static void hier_module_destruct(mca_coll_hier_module_t *module)
+{
+    hier_release_previous(module);
+    if (NULL != module->topology) {
+        hier_comm_destroy(module->topology);
+        module->topology = NULL;
+    }
+    mca_coll_hier_transport_release(module);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_hier_module_t, mca_coll_base_module_t,
+                   hier_module_construct, hier_module_destruct);
+
+static bool hier_node_map_given(void)
+{
+    const char *node_map = mca_coll_hier_component.node_map;
+    return NULL != node_map && '\0' != node_map[0];
+}
+
+/* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
+ * process and keeps this process's node. An invalid map is reported once, by
+ * world rank 0, and makes every communicator fall back. */
+static void hier_parse_node_map_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    struct ompi_communicator_t *world = &ompi_mpi_comm_world.comm;
+    char error[MCA_COLL_HIER_LINE_MAX] = "coll_hier_node_map: out of memory";
+    int *nodes;
+
+    if (HIER_NODE_MAP_UNPARSED != c->node_map_state) {
+        return;
+    }
+    nodes = malloc(ompi_comm_size(world) * sizeof(*nodes));
+    c->node_map_state = HIER_NODE_MAP_INVALID;
+    if (NULL != nodes &&
+        0 == hier_parse_node_map(c->node_map, ompi_comm_size(world), nodes, error, sizeof(error))) {
+        c->node_map_state = HIER_NODE_MAP_VALID;
+        c->node_map_node = nodes[ompi_comm_rank(world)];
+    } else if (0 == ompi_comm_rank(world)) {
+        fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
+        fflush(stderr);
+    }
+    free(nodes);
+}
+
+int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    return OMPI_SUCCESS;
+}
+
+mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *comm, int *priority)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    mca_coll_hier_module_t *module;
+
+    /* MPI_COMM_WORLD is queried first, once, inside MPI_Init. Alone in the
+     * coll list, hier is followed by Open MPI failing MPI_Init: say why
+     * first. A node map is checked here too, before any thread can race. */
+    if (comm == &ompi_mpi_comm_world.comm) {
+        if (0 == ompi_comm_rank(comm)) {
+            mca_coll_hier_report_settings();
+        }
+        if (c->selection_priority >= 0 && !c->listed_alone && hier_node_map_given()) {
+            hier_parse_node_map_once();
+        }
+    }
+    if (c->listed_alone || c->selection_priority < 0 || OMPI_COMM_IS_INTER(comm) ||
+        ompi_comm_size(comm) < 2) {
+        return NULL;
+    }
+    module = OBJ_NEW(mca_coll_hier_module_t);
+    if (NULL == module) {
+        return NULL;
+    }
+    module->super.coll_module_enable = hier_module_enable;
+    module->super.coll_module_disable = hier_module_disable;
+    *priority = c->selection_priority;
+    return &module->super;
+}
+
+/*
+ * Modules are enabled lowest priority first, and Open MPI copies a module's
+ * functions into comm->c_coll only after its enable returns: so here c_coll
+ * holds exactly what Open MPI would use without hier. Keep each function
+ * with its module (retained), and offer hier's own only where there is one to
+ * fall back to. Setting the module's pointers here is in time: Open MPI reads
+ * them after enable.
+ */
+static int hier_module_enable(mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
+{
+    mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
+    bool replaces_any = false;
+
+    hier_release_previous(module);
+#define HIER_SAVE_PREVIOUS(name, hier_fn)                                       \
+    module->previous.name = comm->c_coll->coll_##name;                          \
+    module->previous.name##_module = comm->c_coll->coll_##name##_module;        \
+    if (NULL == module->previous.name || NULL == module->previous.name##_module) { \
+        module->previous.name = NULL;                                           \
+        module->previous.name##_module = NULL;                                  \
+        module->super.coll_##name = NULL;                                       \
+    } else {                                                                    \
+        OBJ_RETAIN(module->previous.name##_module);                             \
+        module->super.coll_##name = (hier_fn);                                  \
+        replaces_any = replaces_any || NULL != module->super.coll_##name;       \
+    }
+
+    MCA_COLL_HIER_COLLECTIVES(HIER_SAVE_PREVIOUS)
+#undef HIER_SAVE_PREVIOUS
+
+    /* Nothing to replace: an error makes Open MPI drop the module. */
+    return replaces_any ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+static int hier_module_disable(mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
+{
+    hier_release_previous((mca_coll_hier_module_t *) base);
+    return OMPI_SUCCESS;
+}
+
+/* The lowest rank of comm on this process's node. Processes Open MPI has not
+ * instantiated yet are remote: it creates every local one at MPI_Init. */
+static int hier_node_leader(struct ompi_communicator_t *comm)
+{
+    const int rank = ompi_comm_rank(comm);
+
+    for (int i = 0; i < rank; ++i) {
+        ompi_proc_t *proc = ompi_group_get_proc_ptr_raw(comm->c_local_group, i);
+        if (!ompi_proc_is_sentinel(proc) && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
+            return i;
+        }
+    }
+    return rank;
+}
+
+/* Every rank's node, with one allgather through the previous module (never
+ * hier's own), and the core's communicator built from them. On failure,
+ * *why says why. */
+static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                const char **why)
+{
+    const int size = ompi_comm_size(comm);
+    int my_node, rc, *nodes;
+
+    if (hier_node_map_given()) {
+        hier_parse_node_map_once();
+        if (HIER_NODE_MAP_VALID != mca_coll_hier_component.node_map_state) {
+            *why = "invalid coll_hier_node_map";
+            return OMPI_ERROR;
+        }
+        my_node = mca_coll_hier_component.node_map_node;
+    } else {
+        my_node = hier_node_leader(comm);
+    }
+    if (NULL == module->previous.allgather) {
+        *why = "no allgather to gather the topology with";
+        return OMPI_ERROR;
+    }
+    nodes = malloc(size * sizeof(*nodes));
+    if (NULL == nodes) {
+        *why = "out of memory";
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    rc = module->previous.allgather(&my_node, 1, MPI_INT, nodes, 1, MPI_INT, comm,
+                                    module->previous.allgather_module);
+    if (OMPI_SUCCESS == rc) {
+        module->topology = hier_comm_create(size, ompi_comm_rank(comm), nodes);
+        rc = NULL == module->topology ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
+    free(nodes);
+    return rc;
+}
+
+/* The verbose line for one decision, printed by rank 0 of comm: the first
+ * time each collective runs on it (verbose >= 1), and again whenever it
+ * changes (verbose >= 2). */
+static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                        hier_op_t op, int chosen, const char *reason)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char *last = module->last_line[op];
+    const bool first = '\0' == last[0];
+    char line[MCA_COLL_HIER_LINE_MAX];
+    int nodes;
+
+    if (c->verbose < 1 || 0 != ompi_comm_rank(comm) || (!first && c->verbose < 2)) {
+        return;
+    }
+    nodes = NULL == module->topology ? 0 : hier_comm_node_count(module->topology);
+    if (HIER_ALG_FALLBACK == chosen) {
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (size %d, %d nodes): fallback (%s)",
+                 hier_op_name(op), comm->c_name, ompi_comm_size(comm), nodes, reason);
+    } else {
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (size %d, %d nodes): %s",
+                 hier_op_name(op), comm->c_name, ompi_comm_size(comm), nodes,
+                 hier_algorithm_name(op, chosen));
+    }
+    if (first || 0 != strcmp(line, last)) {
+        opal_output_verbose(first ? 1 : 2, c->output, "%s", line);
+        strcpy(last, line);
+    }
+}
+
+const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
+                                            struct ompi_communicator_t *comm,
+                                            hier_op_t op, int root, size_t block_bytes)
+{
+    const hier_schedule_t *schedule = NULL;
+    char reason[MCA_COLL_HIER_LINE_MAX] = "";
+    int chosen = HIER_ALG_FALLBACK;
+
+    if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
+        module->topology_state =
+            OMPI_SUCCESS == hier_gather_topology(module, comm, &module->topology_error)
+                ? HIER_TOPOLOGY_READY : HIER_TOPOLOGY_FAILED;
+    }
+    if (HIER_TOPOLOGY_READY == module->topology_state) {
+        schedule = hier_comm_select(module->topology, op, mca_coll_hier_component.algorithm[op],
+                                    root, block_bytes, &chosen, reason, sizeof(reason));
+    } else {
+        snprintf(reason, sizeof(reason), "%s", module->topology_error);
+    }
+    hier_report(module, comm, op, chosen, reason);
+    return schedule;
+}

@@ -1,0 +1,193 @@
+/*
+ * coll/hier transport: runs a core schedule over Open MPI's PML. It maps the
+ * schedule's blocks to (pointer, count, datatype) from the call's buffers: a
+ * region of n blocks is one message of n * count elements, since consecutive
+ * blocks are contiguous in the user's layout. Requests and the TMP buffer
+ * live in the module, grown on demand, so calls allocate nothing they reuse.
+ */
+#include "coll_hier.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/pml/pml.h"
+
+/* One call's view, lent to the core as the transport's context. */
+typedef struct hier_call_t {
+    mca_coll_hier_module_t *module;
+    struct ompi_communicator_t *comm;
+    int tag;
+    const mca_coll_hier_layout_t *buffers;    /* indexed by hier_buffer_t */
+} hier_call_t;
+
+void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size_t count,
+                          struct ompi_datatype_t *dtype)
+{
+    layout->base = (char *) base;
+    layout->count = count;
+    layout->dtype = dtype;
+    ompi_datatype_type_extent(dtype, &layout->extent);
+}
+
+int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t count,
+                          struct ompi_datatype_t *dtype, mca_coll_hier_layout_t *layout)
+{
+    ptrdiff_t gap;
+    /* From the first to the last byte the elements touch; gap is where the
+     * first byte lies relative to the start of the first element. */
+    const size_t span = (size_t) opal_datatype_span(&dtype->super, blocks * count, &gap);
+
+    if (span > *size) {
+        free(*buffer);
+        *buffer = malloc(span);
+        *size = NULL == *buffer ? 0 : span;
+        if (NULL == *buffer) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    mca_coll_hier_layout(layout, (char *) *buffer - gap, count, dtype);
+    return OMPI_SUCCESS;
+}
+
+static char *hier_block(const mca_coll_hier_layout_t *layout, size_t block)
+{
+    return layout->base + (ptrdiff_t) (block * layout->count) * layout->extent;
+}
+
+/* A free slot at the end of the module's request array. */
+static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
+{
+    if (module->request_count == module->request_capacity) {
+        const size_t capacity = 0 == module->request_capacity ? 16 : 2 * module->request_capacity;
+        ompi_request_t **grown = realloc(module->requests, capacity * sizeof(*grown));
+        if (NULL == grown) {
+            return NULL;
+        }
+        module->requests = grown;
+        module->request_capacity = capacity;
+    }
+    return &module->requests[module->request_count];
+}
+
+static int hier_post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
+{
+    hier_call_t *call = ctx;
+    const mca_coll_hier_layout_t *layout = &call->buffers[buf];
+    ompi_request_t **request = hier_next_request(call->module);
+    int rc;
+
+    if (NULL == request) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    rc = MCA_PML_CALL(isend(hier_block(layout, first), count * layout->count, layout->dtype,
+                            peer, call->tag, MCA_PML_BASE_SEND_STANDARD, call->comm, request));
+    call->module->request_count += OMPI_SUCCESS == rc;
+    return rc;
+}
+
+static int hier_post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
+{
+    hier_call_t *call = ctx;
+    const mca_coll_hier_layout_t *layout = &call->buffers[buf];
+    ompi_request_t **request = hier_next_request(call->module);
+    int rc;
+
+    if (NULL == request) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    rc = MCA_PML_CALL(irecv(hier_block(layout, first), count * layout->count, layout->dtype,
+                            peer, call->tag, call->comm, request));
+    call->module->request_count += OMPI_SUCCESS == rc;
+    return rc;
+}
+
+/* After a failure: the error of the request that failed (wait_all and
+ * test_all only say "one of them"), and no request left behind. */
+static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
+{
+    for (size_t i = 0; i < module->request_count; ++i) {
+        ompi_request_t *request = module->requests[i];
+        if (MPI_REQUEST_NULL == request) {
+            continue;
+        }
+        if (MPI_ERR_IN_STATUS == rc && MPI_SUCCESS != request->req_status.MPI_ERROR &&
+            MPI_ERR_PENDING != request->req_status.MPI_ERROR) {
+            rc = request->req_status.MPI_ERROR;
+        }
+        ompi_request_free(&module->requests[i]);
+    }
+    module->request_count = 0;
+    return rc;
+}
+
+static int hier_complete(void *ctx, int blocking, int *done)
+{
+    mca_coll_hier_module_t *module = ((hier_call_t *) ctx)->module;
+    int rc, flag = 1;
+
+    if (0 == module->request_count) {
+        *done = 1;
+        return OMPI_SUCCESS;
+    }
+    if (blocking) {
+        rc = ompi_request_wait_all(module->request_count, module->requests, MPI_STATUSES_IGNORE);
+    } else {
+        rc = ompi_request_test_all(module->request_count, module->requests, &flag,
+                                   MPI_STATUSES_IGNORE);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return hier_drop_requests(module, rc);
+    }
+    if (flag) {
+        module->request_count = 0;
+    }
+    *done = flag;
+    return OMPI_SUCCESS;
+}
+
+/* ompi_datatype_sndrcv converts between the send and receive datatypes (same
+ * signature, any layout); it counts in int, so large regions go in pieces. */
+static int hier_copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
+                     size_t dst_first, size_t count)
+{
+    const hier_call_t *call = ctx;
+    const mca_coll_hier_layout_t *from = &call->buffers[src], *to = &call->buffers[dst];
+    const size_t widest = from->count > to->count ? from->count : to->count;
+    const size_t piece = INT_MAX / widest;
+    int rc = OMPI_SUCCESS;
+
+    for (size_t done = 0; done < count && OMPI_SUCCESS == rc; done += piece) {
+        const size_t n = count - done < piece ? count - done : piece;
+        rc = ompi_datatype_sndrcv(hier_block(from, src_first + done), (int32_t) (n * from->count),
+                                  from->dtype, hier_block(to, dst_first + done),
+                                  (int32_t) (n * to->count), to->dtype);
+    }
+    return rc;
+}
+
+int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                          int tag, const hier_schedule_t *schedule,
+                          const mca_coll_hier_layout_t buffers[3])
+{
+    hier_call_t call = {module, comm, tag, buffers};
+    const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
+                                        hier_copy};
+    const int rc = hier_execute(schedule, &transport);
+
+    /* A failed post leaves the requests posted before it. */
+    return OMPI_SUCCESS == rc ? rc : hier_drop_requests(module, rc);
+}
+
+void mca_coll_hier_transport_release(mca_coll_hier_module_t *module)
+{
+    free(module->requests);
+    module->requests = NULL;
+    module->request_count = module->request_capacity = 0;
+    free(module->tmp);
+    module->tmp = NULL;
+    module->tmp_size = 0;
+    free(module->in_place);
+    module->in_place = NULL;
+    module->in_place_size = 0;
+}
