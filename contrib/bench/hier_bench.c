@@ -1,0 +1,368 @@
+/*
+ * hier_bench: an osu_alltoall-style benchmark of one collective.
+ *
+ * For each size: warm-up, then timed iterations; the time of an iteration is
+ * the slowest rank's; the table gives the average, minimum and maximum of
+ * that over the iterations, then one validated call (every byte checked).
+ *
+ * Two ways to start an iteration:
+ * - barrier: OSU's, MPI_Barrier then the clock. The barrier's exit skew (a
+ *   few milliseconds across a slow link) is counted in the collective.
+ * - clock:   a common start instant on CLOCK_MONOTONIC: rank 0 broadcasts an
+ *   instant a little ahead, every rank sleeps until it with clock_nanosleep
+ *   and times from it. This needs one clock for all ranks: true on one host
+ *   and on the emulated cluster (namespaces share the kernel), not on a real
+ *   cluster. Ranks that wake after the instant are counted as "late".
+ *
+ * Usage: hier_bench [-c collective] [-m min:max] [-i iters] [-I large_iters]
+ *                   [-x warmup] [-s barrier|clock|both] [-r root] [-f table|csv]
+ * Collectives: alltoall alltoallv scatter gather barrier allreduce allgather.
+ * Sizes are bytes per block (per peer for alltoall, scatter, gather and
+ * allgather; the whole vector for allreduce, as MPI_INT).
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LARGE_SIZE (64 * 1024)
+
+typedef struct {
+    int rank, size, root;
+    size_t bytes;             /* per block */
+    unsigned char *send, *recv;
+    int *counts, *displs;     /* alltoallv */
+} bench_call_t;
+
+typedef struct {
+    const char *name;
+    int sized;                /* barrier has no size */
+    size_t (*send_bytes)(const bench_call_t *c);
+    size_t (*recv_bytes)(const bench_call_t *c);
+    void (*fill)(bench_call_t *c);
+    void (*run)(bench_call_t *c);
+    int (*check)(const bench_call_t *c);  /* number of wrong bytes */
+} collective_t;
+
+/* The byte that src sends to dst at offset k: a misplaced block shows. */
+static unsigned char pattern(int src, int dst, size_t k)
+{
+    return (unsigned char)(src * 131 + dst * 31 + k * 7 + 1);
+}
+
+static size_t all_blocks(const bench_call_t *c) { return c->bytes * (size_t)c->size; }
+static size_t one_block(const bench_call_t *c) { return c->bytes; }
+static size_t root_blocks(const bench_call_t *c) { return c->rank == c->root ? all_blocks(c) : 0; }
+static size_t no_bytes(const bench_call_t *c) { (void)c; return 0; }
+
+static void fill_per_destination(bench_call_t *c)
+{
+    for (int dst = 0; dst < c->size; ++dst)
+        for (size_t k = 0; k < c->bytes; ++k)
+            c->send[dst * c->bytes + k] = pattern(c->rank, dst, k);
+}
+
+static int check_from_every_source(const bench_call_t *c)
+{
+    int wrong = 0;
+    for (int src = 0; src < c->size; ++src)
+        for (size_t k = 0; k < c->bytes; ++k)
+            wrong += c->recv[src * c->bytes + k] != pattern(src, c->rank, k);
+    return wrong;
+}
+
+static void run_alltoall(bench_call_t *c)
+{
+    MPI_Alltoall(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static void run_alltoallv(bench_call_t *c)
+{
+    MPI_Alltoallv(c->send, c->counts, c->displs, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE,
+                  MPI_COMM_WORLD);
+}
+
+static void fill_scatter(bench_call_t *c)
+{
+    if (c->rank == c->root) fill_per_destination(c);
+}
+
+static void run_scatter(bench_call_t *c)
+{
+    MPI_Scatter(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, MPI_COMM_WORLD);
+}
+
+static int check_scatter(const bench_call_t *c)
+{
+    int wrong = 0;
+    for (size_t k = 0; k < c->bytes; ++k) wrong += c->recv[k] != pattern(c->root, c->rank, k);
+    return wrong;
+}
+
+static void fill_to_root(bench_call_t *c)
+{
+    for (size_t k = 0; k < c->bytes; ++k) c->send[k] = pattern(c->rank, c->root, k);
+}
+
+static void run_gather(bench_call_t *c)
+{
+    MPI_Gather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, MPI_COMM_WORLD);
+}
+
+static int check_gather(const bench_call_t *c)
+{
+    int wrong = 0;
+    if (c->rank != c->root) return 0;
+    for (int src = 0; src < c->size; ++src)
+        for (size_t k = 0; k < c->bytes; ++k)
+            wrong += c->recv[src * c->bytes + k] != pattern(src, c->root, k);
+    return wrong;
+}
+
+static void run_allgather(bench_call_t *c)
+{
+    MPI_Allgather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static int check_allgather(const bench_call_t *c)
+{
+    int wrong = 0;
+    for (int src = 0; src < c->size; ++src)
+        for (size_t k = 0; k < c->bytes; ++k)
+            wrong += c->recv[src * c->bytes + k] != pattern(src, 0, k);
+    return wrong;
+}
+
+static void fill_allgather(bench_call_t *c)
+{
+    for (size_t k = 0; k < c->bytes; ++k) c->send[k] = pattern(c->rank, 0, k);
+}
+
+static int ints(const bench_call_t *c) { return (int)(c->bytes / sizeof(int)) > 0 ? (int)(c->bytes / sizeof(int)) : 1; }
+static size_t int_bytes(const bench_call_t *c) { return (size_t)ints(c) * sizeof(int); }
+
+static void fill_allreduce(bench_call_t *c)
+{
+    int *v = (int *)c->send;
+    for (int i = 0; i < ints(c); ++i) v[i] = c->rank + i % 1000;
+}
+
+static void run_allreduce(bench_call_t *c)
+{
+    MPI_Allreduce(c->send, c->recv, ints(c), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static int check_allreduce(const bench_call_t *c)
+{
+    const int *v = (const int *)c->recv;
+    int wrong = 0;
+    for (int i = 0; i < ints(c); ++i)
+        wrong += v[i] != c->size * (i % 1000) + c->size * (c->size - 1) / 2;
+    return wrong;
+}
+
+static void fill_nothing(bench_call_t *c) { (void)c; }
+static void run_barrier(bench_call_t *c) { (void)c; MPI_Barrier(MPI_COMM_WORLD); }
+static int check_nothing(const bench_call_t *c) { (void)c; return 0; }
+
+static const collective_t collectives[] = {
+    {"alltoall", 1, all_blocks, all_blocks, fill_per_destination, run_alltoall, check_from_every_source},
+    {"alltoallv", 1, all_blocks, all_blocks, fill_per_destination, run_alltoallv, check_from_every_source},
+    {"scatter", 1, root_blocks, one_block, fill_scatter, run_scatter, check_scatter},
+    {"gather", 1, one_block, root_blocks, fill_to_root, run_gather, check_gather},
+    {"barrier", 0, no_bytes, no_bytes, fill_nothing, run_barrier, check_nothing},
+    {"allreduce", 1, int_bytes, int_bytes, fill_allreduce, run_allreduce, check_allreduce},
+    {"allgather", 1, one_block, all_blocks, fill_allgather, run_allgather, check_allgather},
+};
+
+typedef struct {
+    const collective_t *collective;
+    size_t min_bytes, max_bytes;
+    int iters, large_iters, warmup, root;
+    int barrier_start, clock_start, csv;
+} options_t;
+
+static void usage_exit(const char *why)
+{
+    fprintf(stderr, "hier_bench: %s\nusage: hier_bench [-c collective] [-m min:max] [-i iters] "
+                    "[-I large_iters] [-x warmup] [-s barrier|clock|both] [-r root] [-f table|csv]\n", why);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static const collective_t *find_collective(const char *name)
+{
+    for (size_t i = 0; i < sizeof collectives / sizeof *collectives; ++i)
+        if (strcmp(collectives[i].name, name) == 0) return &collectives[i];
+    usage_exit("unknown collective");
+    return NULL;
+}
+
+static options_t parse_options(int argc, char **argv)
+{
+    options_t o = {find_collective("alltoall"), 1, 1 << 20, 50, 10, 5, 0, 1, 1, 0};
+    int opt;
+    while ((opt = getopt(argc, argv, "c:m:i:I:x:s:r:f:")) != -1) {
+        switch (opt) {
+        case 'c': o.collective = find_collective(optarg); break;
+        case 'm':
+            if (sscanf(optarg, "%zu:%zu", &o.min_bytes, &o.max_bytes) != 2 || o.min_bytes > o.max_bytes)
+                usage_exit("-m takes min:max in bytes, min <= max");
+            break;
+        case 'i': o.iters = atoi(optarg); break;
+        case 'I': o.large_iters = atoi(optarg); break;
+        case 'x': o.warmup = atoi(optarg); break;
+        case 'r': o.root = atoi(optarg); break;
+        case 's':
+            o.barrier_start = strcmp(optarg, "clock") != 0;
+            o.clock_start = strcmp(optarg, "barrier") != 0;
+            if (!o.barrier_start && !o.clock_start) usage_exit("-s takes barrier, clock or both");
+            break;
+        case 'f': o.csv = strcmp(optarg, "csv") == 0; break;
+        default: usage_exit("unknown option");
+        }
+    }
+    if (o.iters < 1 || o.large_iters < 1 || o.warmup < 0) usage_exit("iterations must be positive");
+    return o;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void sleep_until(int64_t instant)
+{
+    struct timespec t = {(time_t)(instant / 1000000000), (long)(instant % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {
+    }
+}
+
+/* How far ahead rank 0 must set a common start so that every rank has it
+ * in time: three times the slowest broadcast seen, and at least 200 us. */
+static int64_t start_lead(void)
+{
+    int64_t worst = 0;
+    for (int i = 0; i < 5; ++i) {
+        int64_t sent = now_ns();
+        MPI_Bcast(&sent, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+        int64_t delay = now_ns() - sent, slowest;
+        MPI_Allreduce(&delay, &slowest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+        if (slowest > worst) worst = slowest;
+    }
+    return worst * 3 > 200000 ? worst * 3 : 200000;
+}
+
+/* One timed call in seconds; *late counts a clock start that came too late. */
+static double timed_call(const collective_t *coll, bench_call_t *call, int clock_start, int64_t lead, int *late)
+{
+    if (!clock_start) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        coll->run(call);
+        return MPI_Wtime() - t0;
+    }
+    int64_t start = now_ns() + lead;
+    MPI_Bcast(&start, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    *late += now_ns() > start;
+    sleep_until(start);
+    coll->run(call);
+    return (now_ns() - start) * 1e-9;
+}
+
+static void prepare(bench_call_t *call, const collective_t *coll)
+{
+    for (int i = 0; i < call->size; ++i) {
+        call->counts[i] = (int)call->bytes;
+        call->displs[i] = (int)(call->bytes * (size_t)i);
+    }
+    memset(call->recv, 0xEE, coll->recv_bytes(call));
+    coll->fill(call);
+}
+
+static void measure(const options_t *o, bench_call_t *call, int clock_start, double *times)
+{
+    const collective_t *coll = o->collective;
+    const int iters = call->bytes > LARGE_SIZE ? o->large_iters : o->iters;
+    const int64_t lead = clock_start ? start_lead() : 0;
+    int late = 0, total_late = 0;
+    prepare(call, coll);
+    for (int i = 0; i < o->warmup; ++i) timed_call(coll, call, clock_start, lead, &late);
+    late = 0;
+    for (int i = 0; i < iters; ++i) times[i] = timed_call(coll, call, clock_start, lead, &late);
+
+    double *slowest = malloc(sizeof(double) * (size_t)iters);
+    MPI_Reduce(times, slowest, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&late, &total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    prepare(call, coll);
+    coll->run(call);
+    int wrong = coll->check(call), total_wrong = 0;
+    MPI_Reduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    if (call->rank == 0) {
+        double sum = 0, min = slowest[0], max = slowest[0];
+        for (int i = 0; i < iters; ++i) {
+            sum += slowest[i];
+            if (slowest[i] < min) min = slowest[i];
+            if (slowest[i] > max) max = slowest[i];
+        }
+        const char *start = clock_start ? "clock" : "barrier";
+        const char *valid = !coll->sized ? "-" : total_wrong ? "Fail" : "Pass";
+        if (o->csv)
+            printf("%s,%s,%zu,%.2f,%.2f,%.2f,%d,%s,%d\n", coll->name, start, call->bytes, sum / iters * 1e6,
+                   min * 1e6, max * 1e6, iters, valid, total_late);
+        else
+            printf("%-10zu %-8s %14.2f %14.2f %14.2f %8d %10s %5d\n", call->bytes, start, sum / iters * 1e6,
+                   min * 1e6, max * 1e6, iters, valid, total_late);
+        fflush(stdout);
+    }
+    free(slowest);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const options_t o = parse_options(argc, argv);
+    bench_call_t call = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &call.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &call.size);
+    call.root = o.root;
+    if (o.root < 0 || o.root >= call.size) usage_exit("-r must name a rank");
+
+    const size_t most = o.max_bytes * (size_t)call.size + sizeof(int);
+    call.send = malloc(most);
+    call.recv = malloc(most);
+    call.counts = malloc(sizeof(int) * (size_t)call.size);
+    call.displs = malloc(sizeof(int) * (size_t)call.size);
+    double *times = malloc(sizeof(double) * (size_t)(o.iters > o.large_iters ? o.iters : o.large_iters));
+    if (!call.send || !call.recv || !call.counts || !call.displs || !times) usage_exit("out of memory");
+
+    if (call.rank == 0) {
+        if (o.csv)
+            printf("collective,start,size,avg_us,min_us,max_us,iterations,validation,late\n");
+        else
+            printf("# hier_bench %s, %d ranks (times: the slowest rank per iteration)\n"
+                   "%-10s %-8s %14s %14s %14s %8s %10s %5s\n", o.collective->name, call.size, "# Size(B)",
+                   "Start", "Avg(us)", "Min(us)", "Max(us)", "Iters", "Validation", "Late");
+    }
+    const size_t first = o.collective->sized ? o.min_bytes : 0;
+    const size_t last = o.collective->sized ? o.max_bytes : 0;
+    for (size_t bytes = first; bytes <= last; bytes = bytes ? bytes * 2 : 1) {
+        call.bytes = bytes;
+        if (o.barrier_start) measure(&o, &call, 0, times);
+        if (o.clock_start) measure(&o, &call, 1, times);
+    }
+    free(times);
+    free(call.displs);
+    free(call.counts);
+    free(call.recv);
+    free(call.send);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# run_mpi_tests.sh: the MPI test layer of coll/hier (DESIGN.md, "Testing layers").
+#
+# Runs alltoall_check under mpirun on one host with node maps that impose
+# uneven SMP nodes, for every alltoall algorithm, and checks
+#   - that every case matches the point-to-point reference (alltoall_check);
+#   - that the verbose line names the algorithm that was asked for;
+#   - that every run's checksum equals the fallback run's for the same p;
+#   - that bad parameter values give exactly one clear stderr line naming the
+#     parameter, and still correct results (through the fallback).
+# The last line of output is "N passed, M failed"; the exit code is nonzero if
+# anything failed.
+#
+# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK
+#   --plain    run the matrix without coll/hier (coll list without "hier",
+#              no verbose or error-line assertions): checks the checker and
+#              this driver against plain Open MPI
+#   --logdir   where each run's stdout/stderr go (default: a new temp dir)
+#   --timeout  seconds before a run counts as hung (default 120)
+# environment:
+#   HIER_COMPONENT_DIR  directory holding an uninstalled mca_coll_hier.so; put
+#                       first on mca_base_component_path
+#   MPIRUN              mpirun command (default: mpirun)
+set -euo pipefail
+
+# ------------------------------------------------------------------ options
+
+plain=0
+logdir=""
+timeout_s=120
+usage() { sed -n '/^# usage:/,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+
+while (($#)); do
+    case "$1" in
+        --plain) plain=1 ;;
+        --logdir) logdir=${2:?--logdir needs a directory}; shift ;;
+        --timeout) timeout_s=${2:?--timeout needs seconds}; shift ;;
+        -h|--help) usage; exit 0 ;;
+        -*) echo "run_mpi_tests.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+        *) break ;;
+    esac
+    shift
+done
+if (($# != 1)); then usage >&2; exit 2; fi
+checker=$1
+if [[ ! -x $checker ]]; then
+    echo "run_mpi_tests.sh: $checker is not an executable" >&2
+    exit 2
+fi
+[[ -n $logdir ]] || logdir=$(mktemp -d "${TMPDIR:-/tmp}/hier-mpi-tests.XXXXXX")
+mkdir -p "$logdir"
+MPIRUN=${MPIRUN:-mpirun}
+
+# ---------------------------------------------------------------- the matrix
+
+# Node maps (node sizes of consecutive ranks); p is their sum.
+readonly MAPS=("1" "2,1" "1,2,3" "4,3,2,1" "5,1,1" "3,3,3" "5,4,4,2,1")
+readonly ALGORITHMS=(factor pairwise auto)
+# What `auto` must pick on a map of two or more nodes.
+readonly AUTO_EXPECTED=factor
+# Bad values: "p|node map|algorithm|parameter the error line must name".
+readonly BAD_VALUES=(
+    "10|4,3|auto|coll_hier_node_map"                # sums to 7, not 10
+    "3|x|auto|coll_hier_node_map"                   # does not parse
+    "5|0,5|auto|coll_hier_node_map"                 # a node of size 0
+    "10|4,3,2,1|bogus|coll_hier_alltoall_algorithm" # unknown algorithm
+)
+
+# ------------------------------------------------------------- mpirun setup
+
+# `inter` must stay in the list: without it, intercommunicator collectives fall
+# to coll/basic, whose MPI_Scatter crashes in Open MPI 4.1.4.
+coll_list=hier,tuned,libnbc,basic,inter,self
+((plain)) && coll_list=tuned,libnbc,basic,inter,self
+mpirun_args=(--allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1
+             --timeout "$timeout_s" --mca coll "$coll_list")
+if [[ -n ${HIER_COMPONENT_DIR:-} ]] && ((!plain)); then
+    if [[ ! -e $HIER_COMPONENT_DIR/mca_coll_hier.so ]]; then
+        echo "run_mpi_tests.sh: no mca_coll_hier.so in HIER_COMPONENT_DIR=$HIER_COMPONENT_DIR" >&2
+        exit 2
+    fi
+    pkglibdir=$(ompi_info --path pkglibdir | awk '{print $NF}')
+    mpirun_args+=(--mca mca_base_component_path "$HIER_COMPONENT_DIR:$pkglibdir")
+fi
+
+# Open MPI before 4.1.5 has a modified-Bruck alltoall (tuned algorithm 3) that
+# corrupts data or crashes when the send and receive datatypes differ
+# (open-mpi/ompi#10488, fixed in 4.1.5). tuned picks it for communicators of
+# 16 or more ranks and small blocks, i.e. in our p = 16 runs; the fallback
+# would then fail alltoall_check's contig->vector cases through no fault of
+# hier. On those versions and sizes, pin tuned's alltoall to pairwise.
+readonly BRUCK_BUG_MIN_P=16
+ompi_version=$("$MPIRUN" --version 2>/dev/null | awk 'NR == 1 {print $NF}')
+bruck_bug=0
+if [[ -n $ompi_version ]] &&
+   [[ $(printf '%s\n4.1.5\n' "$ompi_version" | sort -V | head -n1) != 4.1.5 ]]; then
+    bruck_bug=1
+fi
+# tuned_pin P: sets the array pin to the mpirun arguments needed for P ranks.
+tuned_pin() {
+    pin=()
+    if ((bruck_bug && $1 >= BRUCK_BUG_MIN_P)); then
+        pin=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_alltoall_algorithm 2)
+    fi
+}
+
+# ------------------------------------------------------------------- helpers
+
+passed=0
+failed=0
+run_no=0
+
+map_size() { local s=0 x sizes; IFS=, read -ra sizes <<<"$1"; for x in "${sizes[@]}"; do s=$((s + x)); done; echo "$s"; }
+map_nodes() { local sizes; IFS=, read -ra sizes <<<"$1"; echo "${#sizes[@]}"; }
+
+pass() { passed=$((passed + 1)); echo "PASS: $1"; }
+# fail NAME REASON [LOG]: on failure show the log's tail (once per run), so
+# that CI output alone explains the failure.
+shown_log=""
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1: $2"
+    if [[ -n ${3:-} && $3 != "$shown_log" ]]; then
+        shown_log=$3
+        echo "  --- $(cat "$3.cmd")"
+        echo "  --- tail of $3.out"; tail -n 15 "$3.out" | sed 's/^/  | /'
+        echo "  --- tail of $3.err"; tail -n 25 "$3.err" | sed 's/^/  | /'
+    fi
+}
+
+# run_check NAME P MCA_ARGS...: runs alltoall_check on P ranks with extra
+# mpirun arguments; leaves the log base name in $log and the exit code in $rc.
+run_check() {
+    local name=$1 p=$2; shift 2
+    run_no=$((run_no + 1))
+    log=$logdir/$(printf '%02d' "$run_no")-${name//[^A-Za-z0-9=_.-]/_}
+    local pin
+    tuned_pin "$p"
+    local cmd=("$MPIRUN" "${mpirun_args[@]}" "$@" "${pin[@]}" -np "$p" "$checker")
+    echo "${cmd[*]}" >"$log.cmd"
+    rc=0
+    # mpirun's own --timeout kills every process of the job; the outer timeout
+    # is the backstop for a hung mpirun, whose killing may leave processes.
+    timeout -k 10 $((timeout_s + 30)) "${cmd[@]}" >"$log.out" 2>"$log.err" || rc=$?
+}
+
+# check_result NAME: the run exited 0 and alltoall_check reported no failure.
+check_result() {
+    local summary
+    summary=$(grep -E '^alltoall_check: [0-9]+ passed, [0-9]+ failed$' "$log.out" || true)
+    if ((rc == 124 || rc == 137)) ||
+       grep -q 'time limit for job execution has been reached' "$log.err"; then
+        fail "$1" "timed out after ${timeout_s} s" "$log"
+    elif [[ -z $summary ]]; then
+        fail "$1" "no summary line (exit code $rc)" "$log"
+    elif [[ $summary != *" 0 failed" ]] || ((rc != 0)); then
+        fail "$1" "${summary#alltoall_check: } (exit code $rc)" "$log"
+    else
+        pass "$1 (${summary#alltoall_check: })"
+    fi
+}
+
+# check_checksum NAME P: equal to the fallback run's checksum for the same p
+# (alltoall_check's checksum depends only on p and its case list).
+declare -A reference_checksum
+check_checksum() {
+    local sum
+    sum=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+    if [[ -z $sum ]]; then
+        fail "$1" "no checksum line" "$log"
+    elif [[ -z ${reference_checksum[$2]:-} ]]; then
+        echo "SKIP: $1 (no fallback run for p=$2 to compare with)"
+    elif [[ $sum != "${reference_checksum[$2]}" ]]; then
+        fail "$1" "checksum $sum differs from the fallback run's ${reference_checksum[$2]}" "$log"
+    else
+        pass "$1 ($sum)"
+    fi
+}
+
+# expected_comm_lines P: communicators alltoall_check uses that have more than
+# one rank (hier declines size-1 communicators, so they print nothing):
+# world, dup and reversed have p ranks, the parity halves ceil(p/2), floor(p/2).
+expected_comm_lines() {
+    local p=$1 n=0
+    ((p > 1)) && n=3
+    (((p + 1) / 2 > 1)) && n=$((n + 1))
+    ((p / 2 > 1)) && n=$((n + 1))
+    echo "$n"
+}
+
+# check_verbose NAME MAP ALGORITHM: the verbose lines of one run.
+check_verbose() {
+    local name=$1 map=$2 alg=$3 p nodes lines world want
+    p=$(map_size "$map")
+    nodes=$(map_nodes "$map")
+    lines=$(cat "$log.out" "$log.err" | grep 'coll:hier: alltoall on ' || true)
+    # p = 1: every communicator has one rank and comm_query declines it, so
+    # hier has no module anywhere and must print nothing at all.
+    if ((p == 1)); then
+        if [[ -n $lines ]]; then fail "$name" "verbose line(s) for size-1 communicators" "$log"
+        else pass "$name (no line: size-1 communicators are declined)"; fi
+        return
+    fi
+    case $alg in auto) want=$AUTO_EXPECTED ;; *) want=$alg ;; esac
+    world=$(grep -F 'coll:hier: alltoall on MPI_COMM_WORLD ' <<<"$lines" || true)
+    local names dups count
+    names=$(sed -E 's/.*coll:hier: alltoall on (.*) \(size [0-9]+.*/\1/' <<<"$lines")
+    dups=$(sort <<<"$names" | uniq -d)
+    count=$(grep -c . <<<"$lines" || true)
+    if [[ $(grep -c . <<<"$world" || true) != 1 ]]; then
+        fail "$name" "expected one verbose line for MPI_COMM_WORLD, got: ${world:-none}" "$log"
+    elif [[ $world != *"(size $p, $nodes nodes): $want" && $world != *"(size $p, $nodes nodes): $want ("*")" ]]; then
+        fail "$name" "expected '(size $p, $nodes nodes): $want', got: $world" "$log"
+    elif [[ -n $dups ]]; then
+        # Each communicator prints once (alltoall_check names them all apart).
+        fail "$name" "more than one verbose line for: $dups" "$log"
+    elif ((count != $(expected_comm_lines "$p"))); then
+        fail "$name" "$count verbose lines, expected $(expected_comm_lines "$p") (one per communicator of size > 1)" "$log"
+    else
+        pass "$name (${world##*: })"
+    fi
+}
+
+# check_error_line NAME PARAMETER: stderr is exactly one line, and it names
+# the parameter (one process reports, in one line; a clean run's stderr is
+# empty on this machine, so anything else is noise the user would see too).
+check_error_line() {
+    local named total
+    named=$(grep -c -F "$2" "$log.err" || true)
+    total=$(grep -c . "$log.err" || true)
+    if ((named != 1)); then
+        fail "$1" "expected one stderr line naming $2, got $named" "$log"
+    elif ((total != 1)); then
+        fail "$1" "expected stderr to be that one line, got $total lines" "$log"
+    else
+        pass "$1 ($(grep -F "$2" "$log.err"))"
+    fi
+}
+
+# --------------------------------------------------------------------- runs
+
+echo "run_mpi_tests.sh: Open MPI ${ompi_version:-unknown}, coll list $coll_list," \
+     "logs in $logdir"
+((bruck_bug)) && echo "run_mpi_tests.sh: pinning tuned alltoall to pairwise for p >= $BRUCK_BUG_MIN_P (open-mpi/ompi#10488)"
+start=$SECONDS
+
+for map in "${MAPS[@]}"; do
+    p=$(map_size "$map")
+    # Fallback first: its checksum is the reference for the others.
+    for alg in fallback "${ALGORITHMS[@]}"; do
+        name="map=$map p=$p alg=$alg"
+        run_check "$name" "$p" --mca coll_hier_node_map "$map" \
+            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
+        check_result "$name: results"
+        if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then
+            reference_checksum[$p]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+        else
+            check_checksum "$name: checksum" "$p"
+        fi
+        ((plain)) || check_verbose "$name: verbose" "$map" "$alg"
+    done
+done
+
+for bad in "${BAD_VALUES[@]}"; do
+    IFS='|' read -r p map alg param <<<"$bad"
+    name="bad value: p=$p map=$map alg=$alg"
+    # No verbose: its line could name the parameter too (in a fallback reason).
+    run_check "$name" "$p" --mca coll_hier_node_map "$map" --mca coll_hier_alltoall_algorithm "$alg"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p"
+    ((plain)) || check_error_line "$name: error line" "$param"
+done
+
+echo "run_mpi_tests.sh: $run_no runs in $((SECONDS - start)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))
