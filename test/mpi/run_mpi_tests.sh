@@ -55,7 +55,9 @@ MPIRUN=${MPIRUN:-mpirun}
 
 # Node maps (node sizes of consecutive ranks); p is their sum.
 readonly MAPS=("1" "2,1" "1,2,3" "4,3,2,1" "5,1,1" "3,3,3" "5,4,4,2,1")
-readonly ALGORITHMS=(factor pairwise auto)
+# ALGORITHM[:WINDOW]: coll_hier_window too, so that the strict round order
+# (1, the default) and windows of rounds in flight both run over real MPI.
+readonly ALGORITHMS=(factor factor:64 pairwise:4 auto)
 # What `auto` must pick on a map of two or more nodes.
 readonly AUTO_EXPECTED=factor
 # Bad values: "p|node map|algorithm|parameter the error line must name".
@@ -247,9 +249,12 @@ start=$SECONDS
 for map in "${MAPS[@]}"; do
     p=$(map_size "$map")
     # Fallback first: its checksum is the reference for the others.
-    for alg in fallback "${ALGORITHMS[@]}"; do
-        name="map=$map p=$p alg=$alg"
-        run_check "$name" "$p" --mca coll_hier_node_map "$map" \
+    for variant in fallback "${ALGORITHMS[@]}"; do
+        alg=${variant%%:*}
+        window=1
+        [[ $variant == *:* ]] && window=${variant#*:}
+        name="map=$map p=$p alg=$alg window=$window"
+        run_check "$name" "$p" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
             --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
         check_result "$name: results"
         if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then

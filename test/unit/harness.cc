@@ -29,7 +29,7 @@ uint8_t pattern(int source, int dest, size_t offset)
 } // namespace
 
 std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
-                               size_t block_bytes)
+                               size_t block_bytes, int window)
 {
     const int p = topology.size();
     MemoryWorld world(p, block_bytes);
@@ -43,7 +43,7 @@ std::string run_alltoall_bytes(const Topology &topology, const std::vector<Sched
         }
         world.buffer(rank, HIER_BUF_RECV).assign(size_t(p) * block_bytes, 0xEE);
     }
-    if (std::string error = world.run(schedules); !error.empty()) {
+    if (std::string error = world.run(schedules, window); !error.empty()) {
         return error;
     }
     for (int rank = 0; rank < p; ++rank) {

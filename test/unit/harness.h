@@ -18,9 +18,14 @@ using Builder = Schedule (*)(const Topology &, int rank, int root);
 std::vector<Schedule> build_all(Builder builder, const Topology &topology, int root = -1);
 
 // Runs an alltoall of block_bytes-byte blocks through the in-memory transport
-// and checks every byte of every receive buffer. Returns "" or the first error.
+// with the executor's window and checks every byte of every receive buffer.
+// Returns "" or the first error.
 std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
-                               size_t block_bytes = 3);
+                               size_t block_bytes = 3, int window = 1);
+
+// The windows the byte checks run with: strict rounds, a small window, and
+// one wider than any schedule here.
+inline const int kWindows[] = {1, 3, 1 << 20};
 
 // Every multiset of node sizes with 1..max_nodes nodes of 1..max_size processes.
 std::vector<std::vector<int>> node_size_multisets(int max_nodes, int max_size);

@@ -39,7 +39,9 @@ void check_factor(const Topology &topology)
     ASSERT_EQ(report.error, "");
     expect_paper_bounds(topology, report);
     EXPECT_EQ(report.steps, plan_factor(topology).steps);
-    EXPECT_EQ(test::run_alltoall_bytes(topology, schedules), "");
+    for (int window : test::kWindows) {
+        EXPECT_EQ(test::run_alltoall_bytes(topology, schedules, 3, window), "") << "window " << window;
+    }
 }
 
 TEST(Factor, Figure3SizesOneTwoThree)

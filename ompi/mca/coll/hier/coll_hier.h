@@ -47,6 +47,7 @@ typedef struct mca_coll_hier_component_t {
     /* MCA parameters */
     int priority;                    /* coll_hier_priority */
     int verbose;                     /* coll_hier_verbose */
+    int window;                      /* coll_hier_window */
     char *node_map;                  /* coll_hier_node_map */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
@@ -87,7 +88,8 @@ typedef struct mca_coll_hier_module_t {
     char last_line[HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
 
     /* Reused by every call, grown on demand, freed at destruct. */
-    ompi_request_t **requests;
+    ompi_request_t **requests;    /* [request_head, request_count) in flight */
+    size_t request_head;
     size_t request_count;
     size_t request_capacity;
     void *tmp;             /* the schedule's TMP blocks */

@@ -154,6 +154,15 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
+    c->window = 1;
+    (void) mca_base_component_var_register(v, "window",
+        "Rounds of a schedule a process may have in flight at once. 1: each round completes "
+        "before the next is posted, the strict step order of the papers' single-port model; "
+        "larger: later independent rounds are posted while earlier ones finish, so a link "
+        "does not idle while a process waits for one partner (values below 1 count as 1)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->window);
+
     c->node_map = NULL;
     (void) mca_base_component_var_register(v, "node_map",
         "Node structure to impose instead of Open MPI's locality (for testing on one host): "

@@ -44,7 +44,7 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->topology_error = NULL;
     memset(module->last_line, 0, sizeof(module->last_line));
     module->requests = NULL;
-    module->request_count = module->request_capacity = 0;
+    module->request_head = module->request_count = module->request_capacity = 0;
     module->tmp = module->in_place = NULL;
     module->tmp_size = module->in_place_size = 0;
 }

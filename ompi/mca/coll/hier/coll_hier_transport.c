@@ -117,30 +117,34 @@ static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
         }
         ompi_request_free(&module->requests[i]);
     }
-    module->request_count = 0;
+    module->request_head = module->request_count = 0;
     return rc;
 }
 
-static int hier_complete(void *ctx, int blocking, int *done)
+/* Completes the oldest count requests: rounds complete in the order they
+ * were posted, and later rounds may already be in flight behind them. */
+static int hier_complete(void *ctx, size_t count, int blocking, int *done)
 {
     mca_coll_hier_module_t *module = ((hier_call_t *) ctx)->module;
+    ompi_request_t **oldest = module->requests + module->request_head;
     int rc, flag = 1;
 
-    if (0 == module->request_count) {
-        *done = 1;
-        return OMPI_SUCCESS;
+    if (count > module->request_count - module->request_head) {
+        return OMPI_ERR_BAD_PARAM;
     }
     if (blocking) {
-        rc = ompi_request_wait_all(module->request_count, module->requests, MPI_STATUSES_IGNORE);
+        rc = ompi_request_wait_all(count, oldest, MPI_STATUSES_IGNORE);
     } else {
-        rc = ompi_request_test_all(module->request_count, module->requests, &flag,
-                                   MPI_STATUSES_IGNORE);
+        rc = ompi_request_test_all(count, oldest, &flag, MPI_STATUSES_IGNORE);
     }
     if (OMPI_SUCCESS != rc) {
         return hier_drop_requests(module, rc);
     }
     if (flag) {
-        module->request_count = 0;
+        module->request_head += count;
+        if (module->request_head == module->request_count) {
+            module->request_head = module->request_count = 0;
+        }
     }
     *done = flag;
     return OMPI_SUCCESS;
@@ -173,7 +177,7 @@ int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicat
     hier_call_t call = {module, comm, tag, buffers};
     const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
                                         hier_copy};
-    const int rc = hier_execute(schedule, &transport);
+    const int rc = hier_execute(schedule, &transport, mca_coll_hier_component.window);
 
     /* A failed post leaves the requests posted before it. */
     return OMPI_SUCCESS == rc ? rc : hier_drop_requests(module, rc);
@@ -183,7 +187,7 @@ void mca_coll_hier_transport_release(mca_coll_hier_module_t *module)
 {
     free(module->requests);
     module->requests = NULL;
-    module->request_count = module->request_capacity = 0;
+    module->request_head = module->request_count = module->request_capacity = 0;
     free(module->tmp);
     module->tmp = NULL;
     module->tmp_size = 0;

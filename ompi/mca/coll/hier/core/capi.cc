@@ -115,9 +115,9 @@ size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)
     return schedule->schedule.tmp_blocks();
 }
 
-int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport)
+int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport, int window)
 {
-    return hier::execute(schedule->schedule, *transport);
+    return hier::execute(schedule->schedule, *transport, window);
 }
 
 } // extern "C"

@@ -44,36 +44,43 @@ int Execution::finish(const Round &round)
     return 0;
 }
 
+bool Execution::may_post(size_t round) const
+{
+    const auto &rounds = schedule_.rounds();
+    return round < rounds.size() && round - finished_ < window_ &&
+           rounds[round].depends_on < static_cast<int32_t>(finished_);
+}
+
 int Execution::advance(bool blocking)
 {
     const auto &rounds = schedule_.rounds();
-    while (round_ < rounds.size()) {
-        const Round &round = rounds[round_];
-        if (!posted_) {
-            if (int rc = post(round)) {
+    while (!done()) {
+        for (; may_post(posted_); ++posted_) {
+            if (int rc = post(rounds[posted_])) {
                 return rc;
             }
-            posted_ = true;
         }
-        int complete = 0;
-        if (int rc = transport_.complete(transport_.ctx, blocking, &complete)) {
-            return rc;
+        const Round &oldest = rounds[finished_];
+        int complete = 1;
+        if (oldest.messages > 0) {
+            if (int rc = transport_.complete(transport_.ctx, oldest.messages, blocking, &complete)) {
+                return rc;
+            }
         }
         if (!complete) {
             return 0;
         }
-        if (int rc = finish(round)) {
+        if (int rc = finish(oldest)) {
             return rc;
         }
-        posted_ = false;
-        ++round_;
+        ++finished_;
     }
     return 0;
 }
 
-int execute(const Schedule &schedule, const hier_transport_t &transport)
+int execute(const Schedule &schedule, const hier_transport_t &transport, int window)
 {
-    Execution execution(schedule, transport);
+    Execution execution(schedule, transport, window);
     return execution.advance(true);
 }
 

@@ -1,9 +1,13 @@
 // The executor: runs one rank's schedule over a transport.
 //
-// Round semantics: post the receives, post the sends, complete them all,
-// then run the round's copies in order. An Execution can be advanced without
-// blocking, which is how the in-memory transport runs every rank of a
-// schedule in one thread (and how a nonblocking collective would progress).
+// Round semantics: post the receives, post the sends, complete them, then
+// run the round's copies in order. Rounds finish in order; with a window
+// w > 1 the next rounds are posted while earlier ones are in flight (at most
+// w at a time, and never before the round they depend on has finished: see
+// schedule.h), so a link does not idle while a rank waits for one exchange.
+// An Execution can be advanced without blocking, which is how the in-memory
+// transport runs every rank of a schedule in one thread (and how a
+// nonblocking collective would progress).
 #pragma once
 
 #include "hier_core.h"
@@ -13,28 +17,31 @@ namespace hier {
 
 class Execution {
 public:
-    Execution(const Schedule &schedule, const hier_transport_t &transport)
-        : schedule_(schedule), transport_(transport) {}
+    Execution(const Schedule &schedule, const hier_transport_t &transport, int window = 1)
+        : schedule_(schedule), transport_(transport), window_(window < 1 ? 1 : size_t(window)) {}
 
     // Runs rounds until the schedule is done or, without blocking, until the
-    // current round's messages are not complete yet. Returns 0 or the
+    // oldest round in flight is not complete yet. Returns 0 or the
     // transport's first error.
     int advance(bool blocking);
 
-    bool done() const { return round_ == schedule_.rounds().size(); }
-    size_t round() const { return round_; }
+    bool done() const { return finished_ == schedule_.rounds().size(); }
+    // Rounds finished so far.
+    size_t round() const { return finished_; }
 
 private:
+    bool may_post(size_t round) const;
     int post(const Round &round);
     int finish(const Round &round);
 
     const Schedule &schedule_;
     const hier_transport_t &transport_;
-    size_t round_ = 0;
-    bool posted_ = false;
+    size_t window_;
+    size_t posted_ = 0;    // rounds [finished_, posted_) are in flight
+    size_t finished_ = 0;
 };
 
 // Runs the schedule to completion, blocking.
-int execute(const Schedule &schedule, const hier_transport_t &transport);
+int execute(const Schedule &schedule, const hier_transport_t &transport, int window = 1);
 
 } // namespace hier

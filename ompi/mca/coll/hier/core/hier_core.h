@@ -37,10 +37,11 @@ typedef struct hier_transport {
     void *ctx;
     int (*post_send)(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
     int (*post_recv)(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
-    /* Completes what was posted since the last completion. With blocking != 0
-     * it returns once everything is done; otherwise it returns at once.
-     * *done tells which. */
-    int (*complete)(void *ctx, int blocking, int *done);
+    /* Completes the oldest `count` posted sends and receives not completed
+     * yet (operations complete in the order they were posted). With
+     * blocking != 0 it returns once they are done; otherwise it returns at
+     * once, and *done tells whether they are. */
+    int (*complete)(void *ctx, size_t count, int blocking, int *done);
     int (*copy)(void *ctx, hier_buffer_t src, size_t src_first,
                 hier_buffer_t dst, size_t dst_first, size_t count);
 } hier_transport_t;
@@ -84,9 +85,10 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
 /* Blocks of TMP the schedule needs (the glue allocates them). */
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);
 
-/* Runs this rank's schedule to completion over the transport. Returns 0 or
- * the first error the transport reported. */
-int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport);
+/* Runs this rank's schedule to completion over the transport, with at most
+ * `window` rounds in flight (1: each round completes before the next is
+ * posted). Returns 0 or the first error the transport reported. */
+int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport, int window);
 
 #ifdef __cplusplus
 }

@@ -64,6 +64,7 @@ int MemoryWorld::post_send(void *ctx, int peer, hier_buffer_t buf, size_t first,
     }
     world.channels_[{endpoint.rank, peer}].emplace_back(from, from + count * world.block_bytes_);
     ++world.messages_sent_;
+    endpoint.pending.push_back(Pending{false, peer, nullptr, 0, true});
     return 0;
 }
 
@@ -74,41 +75,47 @@ int MemoryWorld::post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first,
     if (!to) {
         return kFailed;
     }
-    endpoint.pending.push_back(PendingRecv{peer, to, count * endpoint.world->block_bytes_, false});
+    endpoint.pending.push_back(Pending{true, peer, to, count * endpoint.world->block_bytes_, false});
     return 0;
 }
 
-int MemoryWorld::complete(void *ctx, int blocking, int *done)
+int MemoryWorld::complete(void *ctx, size_t count, int blocking, int *done)
 {
     auto &endpoint = *static_cast<Endpoint *>(ctx);
     MemoryWorld &world = *endpoint.world;
+    if (count > endpoint.pending.size()) {
+        endpoint.error = "rank " + std::to_string(endpoint.rank) + " completes " + std::to_string(count) +
+                         " operations but has " + std::to_string(endpoint.pending.size()) + " posted";
+        return kFailed;
+    }
     bool all_matched = true;
-    for (PendingRecv &recv : endpoint.pending) {
-        if (recv.matched) {
+    for (size_t i = 0; i < count; ++i) {
+        Pending &op = endpoint.pending[i];
+        if (op.matched) {
             continue;
         }
-        auto channel = world.channels_.find({recv.peer, endpoint.rank});
+        auto channel = world.channels_.find({op.peer, endpoint.rank});
         if (channel == world.channels_.end() || channel->second.empty()) {
             all_matched = false;
             continue;
         }
         const std::vector<uint8_t> &message = channel->second.front();
-        if (message.size() != recv.bytes) {
-            endpoint.error = "rank " + std::to_string(endpoint.rank) + " expects " +
-                             std::to_string(recv.bytes) + " bytes from rank " + std::to_string(recv.peer) +
-                             " and gets " + std::to_string(message.size());
+        if (message.size() != op.bytes) {
+            endpoint.error = "rank " + std::to_string(endpoint.rank) + " expects " + std::to_string(op.bytes) +
+                             " bytes from rank " + std::to_string(op.peer) + " and gets " +
+                             std::to_string(message.size());
             return kFailed;
         }
-        std::memcpy(recv.to, message.data(), message.size());
+        std::memcpy(op.to, message.data(), message.size());
         channel->second.pop_front();
-        recv.matched = true;
+        op.matched = true;
     }
     if (!all_matched && blocking) {
         endpoint.error = "rank " + std::to_string(endpoint.rank) + " would block in memory";
         return kFailed;
     }
     if (all_matched) {
-        endpoint.pending.clear();
+        endpoint.pending.erase(endpoint.pending.begin(), endpoint.pending.begin() + count);
     }
     *done = all_matched;
     return 0;
@@ -127,7 +134,7 @@ int MemoryWorld::copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffe
     return 0;
 }
 
-std::string MemoryWorld::run(const std::vector<Schedule> &schedules)
+std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
 {
     if (static_cast<int>(schedules.size()) != size_) {
         return "expected " + std::to_string(size_) + " schedules, got " + std::to_string(schedules.size());
@@ -136,7 +143,7 @@ std::string MemoryWorld::run(const std::vector<Schedule> &schedules)
     executions.reserve(size_);
     for (int rank = 0; rank < size_; ++rank) {
         buffer(rank, HIER_BUF_TMP).assign(schedules[rank].tmp_blocks() * block_bytes_, 0);
-        executions.emplace_back(schedules[rank], endpoints_[rank].transport);
+        executions.emplace_back(schedules[rank], endpoints_[rank].transport, window);
     }
     // Progress is a message sent or a round finished; a sweep over all ranks
     // without either means no rank can ever go on.

@@ -24,13 +24,17 @@ public:
     // The caller fills SEND and sizes RECV; run() sizes TMP from each schedule.
     std::vector<uint8_t> &buffer(int rank, hier_buffer_t buffer);
 
-    // Runs schedules[r] as rank r until every rank is done. Returns an empty
-    // string, or what went wrong (deadlock, a region outside its buffer, a
-    // message of the wrong size, a message nobody received).
-    std::string run(const std::vector<Schedule> &schedules);
+    // Runs schedules[r] as rank r, with the executor's window, until every
+    // rank is done. Returns an empty string, or what went wrong (deadlock, a
+    // region outside its buffer, a message of the wrong size, a message
+    // nobody received).
+    std::string run(const std::vector<Schedule> &schedules, int window = 1);
 
 private:
-    struct PendingRecv {
+    // A posted operation not completed yet. Sends are eager (their bytes are
+    // in the channel at once); a receive completes when its message is there.
+    struct Pending {
+        bool is_recv;
         int peer;
         uint8_t *to;
         size_t bytes;
@@ -39,14 +43,14 @@ private:
     struct Endpoint {
         MemoryWorld *world;
         int rank;
-        std::vector<PendingRecv> pending;
+        std::deque<Pending> pending;  // in posting order
         std::string error;
         hier_transport_t transport;
     };
 
     static int post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
     static int post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
-    static int complete(void *ctx, int blocking, int *done);
+    static int complete(void *ctx, size_t count, int blocking, int *done);
     static int copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                     size_t dst_first, size_t count);
 

@@ -57,13 +57,79 @@ Schedule ScheduleBuilder::build()
     for (const auto &[step, op] : pending_) {
         if (schedule.rounds_.empty() || schedule.rounds_.back().step != step) {
             const auto at = static_cast<uint32_t>(schedule.ops_.size());
-            schedule.rounds_.push_back(Round{step, at, at});
+            schedule.rounds_.push_back(Round{step, at, at, 0, -1});
         }
         schedule.ops_.push_back(op);
-        schedule.rounds_.back().end_op = static_cast<uint32_t>(schedule.ops_.size());
+        Round &round = schedule.rounds_.back();
+        round.end_op = static_cast<uint32_t>(schedule.ops_.size());
+        round.messages += op.kind != OpKind::Copy;
     }
     pending_.clear();
+    derive_dependencies(schedule);
     return schedule;
+}
+
+namespace {
+
+// The last round that read and that wrote each block of the three buffers.
+class BlockHistory {
+public:
+    int32_t conflict_for_read(Region r) const { return latest(writer_, r); }
+    int32_t conflict_for_write(Region r) const { return std::max(latest(writer_, r), latest(reader_, r)); }
+    void read(Region r, int32_t round) { mark(reader_, r, round); }
+    void write(Region r, int32_t round) { mark(writer_, r, round); }
+
+private:
+    using Marks = std::vector<int32_t>;
+    static int32_t latest(const Marks (&marks)[3], Region r)
+    {
+        const Marks &m = marks[r.buffer];
+        int32_t last = -1;
+        for (uint32_t b = r.first; b < r.first + r.count && b < m.size(); ++b) {
+            last = std::max(last, m[b]);
+        }
+        return last;
+    }
+    static void mark(Marks (&marks)[3], Region r, int32_t round)
+    {
+        Marks &m = marks[r.buffer];
+        if (m.size() < size_t(r.first) + r.count) {
+            m.resize(size_t(r.first) + r.count, -1);
+        }
+        std::fill(m.begin() + r.first, m.begin() + r.first + r.count, round);
+    }
+    Marks reader_[3];
+    Marks writer_[3];
+};
+
+} // namespace
+
+void ScheduleBuilder::derive_dependencies(Schedule &schedule)
+{
+    BlockHistory history;
+    for (size_t i = 0; i < schedule.rounds_.size(); ++i) {
+        Round &round = schedule.rounds_[i];
+        const auto index = static_cast<int32_t>(i);
+        const Op *ops = schedule.ops(round);
+        for (size_t k = 0; k < schedule.op_count(round); ++k) {
+            const Op &op = ops[k];
+            if (op.kind != OpKind::Recv) {
+                round.depends_on = std::max(round.depends_on, history.conflict_for_read(op.from));
+            }
+            if (op.kind != OpKind::Send) {
+                round.depends_on = std::max(round.depends_on, history.conflict_for_write(op.to));
+            }
+        }
+        for (size_t k = 0; k < schedule.op_count(round); ++k) {
+            const Op &op = ops[k];
+            if (op.kind != OpKind::Recv) {
+                history.read(op.from, index);
+            }
+            if (op.kind != OpKind::Send) {
+                history.write(op.to, index);
+            }
+        }
+    }
 }
 
 } // namespace hier

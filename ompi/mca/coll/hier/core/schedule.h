@@ -12,6 +12,11 @@
 // the papers' step counts and the single-port rule, and they are what makes
 // the blocking executor deadlock-free: every wait is for a message that its
 // sender posts at the same step.
+//
+// A round may be posted before earlier rounds complete (the executor's
+// window) unless it touches blocks they still use: depends_on is the latest
+// earlier round that writes a block this round reads or writes, or reads a
+// block this round writes; the builder derives it from the regions.
 #pragma once
 
 #include <cstddef>
@@ -39,8 +44,10 @@ struct Op {
 
 struct Round {
     uint32_t step;
-    uint32_t first_op;  // ops [first_op, end_op) of the schedule
+    uint32_t first_op;    // ops [first_op, end_op) of the schedule
     uint32_t end_op;
+    uint32_t messages;    // sends and receives among them
+    int32_t depends_on;   // round that must complete before this one is posted, or -1
 };
 
 class Schedule {
@@ -82,6 +89,7 @@ public:
 private:
     void add(uint32_t step, Op op);
     void track_tmp(Region region);
+    static void derive_dependencies(Schedule &schedule);
 
     int rank_;
     int size_;

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The compare driver: hier against Open MPI's own selection on one scenario of
+# the emulated cluster, side by side in one run.
+#
+#   contrib/bench/compare.sh SCENARIO [options]
+#     SCENARIO        a file of contrib/cluster/scenarios (name or path)
+#     -c COLLECTIVE   hier_bench's collective (default alltoall)
+#     -m MIN:MAX      bytes per block (default 1024:1048576)
+#     -a ALGS         also run these named hier algorithms, comma-separated
+#     -s START        clock (default) or barrier: how iterations start (hier_bench)
+#     -r REPS         repetitions of every variant, interleaved (default 3)
+#     -o DIR          where the CSV and the PNG go (default bench-results/)
+#     -k              keep the cluster up afterwards
+#
+# Variants: "open-mpi" (hier not asked for: tuned and the rest decide), "hier"
+# (hier selected, coll_hier_<collective>_algorithm auto) and every -a
+# algorithm. They run in turn, REPS times over, so that a slow spell of the
+# machine hits them all alike; a size's time is the median over the
+# repetitions of hier_bench's average. The physical limit comes from the
+# scenario (its `limit` key); the table gives hier's time against it.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cluster=$top/contrib/cluster/hier-cluster
+bench=$top/contrib/bench/hier_bench
+
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || usage
+scenario=$1; shift
+[ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
+[ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
+collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 outdir=bench-results keep=0
+while getopts "c:m:a:s:r:o:k" opt; do
+    case $opt in
+    c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
+    s) start=$OPTARG ;; r) reps=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
+    *) usage ;;
+    esac
+done
+[ -x "$bench" ] || { echo "compare: $bench is not built (run make)" >&2; exit 1; }
+name=$(basename "$scenario" .conf)
+mkdir -p "$outdir"
+raw=$outdir/$name-$collective.raw.csv
+csv=$outdir/$name-$collective.csv
+png=$outdir/$name-$collective.png
+
+"$cluster" up "$scenario"
+((keep)) || trap '"$cluster" down' EXIT
+read -ra cluster_args <<<"$("$cluster" mpirun-args)"
+slots=$("$cluster" slots)
+
+# A component built in this tree wins over an installed one.
+component_path=()
+if [ -e "$top/ompi/mca/coll/hier/.libs/mca_coll_hier.so" ]; then
+    pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+    component_path=(--mca mca_base_component_path "$top/ompi/mca/coll/hier/.libs:$pkglibdir")
+fi
+
+variant_args() {  # variant -> mpirun arguments
+    case $1 in
+    open-mpi) ;;
+    hier) echo "--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1" ;;
+    *) echo "--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1 --mca coll_hier_${collective}_algorithm $1" ;;
+    esac
+}
+
+variants=(open-mpi hier)
+IFS=, read -ra named <<<"$algorithms"
+variants+=("${named[@]}")
+echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late" >"$raw"
+for ((rep = 1; rep <= reps; ++rep)); do
+    for variant in "${variants[@]}"; do
+        read -ra extra <<<"$(variant_args "$variant")"
+        echo "compare: $name $collective, $variant, repetition $rep of $reps" >&2
+        mpirun "${cluster_args[@]}" "${component_path[@]}" "${extra[@]}" -np "$slots" \
+            "$bench" -c "$collective" -m "$sizes" -s "$start" -f csv 2>"$outdir/$variant.err" |
+            awk -v v="$variant" -v r="$rep" 'NR > 1 {print v "," r "," $0}' >>"$raw"
+        grep '^coll:hier' "$outdir/$variant.err" | head -n 1 >&2 || true
+    done
+done
+
+# The scenario's physical limit for one block size, in microseconds.
+limit_us() {
+    (
+        # shellcheck disable=SC1090
+        source "$scenario"
+        bits=$(($1 * 8))
+        rate_bps() { local r=${1%bit}; numfmt --from=si <<<"${r^^}"; }
+        case ${limit:-} in
+        busiest-nic)  # the NIC whose node exchanges most with the others
+            IFS=, read -ra k <<<"$nodes"; p=0; for x in "${k[@]}"; do p=$((p + x)); done
+            worst=0; for x in "${k[@]}"; do ((x * (p - x) > worst)) && worst=$((x * (p - x))); done
+            awk -v n="$worst" -v b="$bits" -v r="$(rate_bps "$nic_rate")" 'BEGIN {printf "%.1f", n * b / r * 1e6}' ;;
+        backbone)  # every byte between two clusters crosses the backbone once, after its delay
+            IFS=, read -ra per_cluster <<<"$cluster_procs"; p=0; for x in "${per_cluster[@]}"; do p=$((p + x)); done
+            worst=0; for x in "${per_cluster[@]}"; do ((x * (p - x) > worst)) && worst=$((x * (p - x))); done
+            awk -v n="$worst" -v b="$bits" -v r="$(rate_bps "$backbone_rate")" -v d="$backbone_delay_ms" \
+                'BEGIN {printf "%.1f", n * b / r * 1e6 + d * 1000}' ;;
+        torus-scatter)  # ceil((p-1)/2D) blocks leave the root on each of its 2D links
+            IFS=x read -ra dims <<<"$torus"; p=1; for x in "${dims[@]}"; do p=$((p * x)); done
+            links=$((2 * ${#dims[@]}))
+            awk -v n="$(((p - 1 + links - 1) / links))" -v b="$bits" -v r="$(rate_bps "$link_rate")" \
+                'BEGIN {printf "%.1f", n * b / r * 1e6}' ;;
+        *) echo "-" ;;
+        esac
+    )
+}
+
+# Median over repetitions, per variant and size.
+median_table=$(awk -F, 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $6; ok[key] = ok[key] $10}
+    END {for (key in n) {m = n[key]; for (i = 1; i <= m; i++) a[i] = v[key, i];
+         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+         med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
+         print key "," med "," (ok[key] ~ /Fail/ ? "Fail" : "Pass")}}' "$raw")
+
+header="size,open-mpi_us,hier_us,speedup,limit_us,hier_over_limit,open-mpi_over_limit"
+for variant in "${named[@]}"; do header+=",${variant}_us"; done
+header+=",validation"
+echo "$header" >"$csv"
+for size in $(cut -d, -f2 <<<"$median_table" | sort -n | uniq); do
+    get() { awk -F, -v v="$1" -v s="$size" '$1 == v && $2 == s {print $3}' <<<"$median_table"; }
+    valid=$(awk -F, -v s="$size" '$2 == s && $4 == "Fail" {f = 1} END {print f ? "Fail" : "Pass"}' <<<"$median_table")
+    ompi=$(get open-mpi) hier=$(get hier) limit=$(limit_us "$size")
+    row=$(awk -v s="$size" -v o="$ompi" -v h="$hier" -v l="$limit" 'BEGIN {
+        printf "%d,%.1f,%.1f,%.2f,%s,%s,%s", s, o, h, o / h, l,
+               l == "-" ? "-" : sprintf("%.2f", h / l), l == "-" ? "-" : sprintf("%.2f", o / l)}')
+    for variant in "${named[@]}"; do row+=",$(get "$variant")"; done
+    echo "$row,$valid" >>"$csv"
+done
+
+echo "compare: $name, $collective, start $start, median of $reps; times in us" >&2
+column -s, -t "$csv"
+echo "compare: table in $csv" >&2
+
+if command -v gnuplot >/dev/null; then
+    plot="set datafile separator ','; set terminal pngcairo size 900,600; set output '$png';"
+    plot+="set logscale xy; set xlabel 'bytes per block'; set ylabel 'time (us)'; set key left top;"
+    plot+="set title '$name: MPI_$collective ($start start, median of $reps)';"
+    plot+="plot '$csv' every ::1 using 1:2 with linespoints title 'Open MPI',"
+    plot+=" '' every ::1 using 1:3 with linespoints title 'hier (auto)'"
+    column=8
+    for variant in "${named[@]}"; do
+        plot+=", '' every ::1 using 1:$column with linespoints title 'hier $variant'"
+        column=$((column + 1))
+    done
+    grep -q ',-,' "$csv" || plot+=", '' every ::1 using 1:5 with lines dashtype 2 title 'physical limit'"
+    gnuplot -e "$plot" && echo "compare: plot in $png" >&2
+else
+    echo "compare: no gnuplot (apt-get install gnuplot-nox): no plot" >&2
+fi
