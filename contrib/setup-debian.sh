@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential autoconf automake libtool pkg-config
-          libopenmpi-dev openmpi-bin libgtest-dev)
+          libopenmpi-dev openmpi-bin libgtest-dev
+          # the emulated cluster, its delay line and the benchmark's plots
+          iproute2 iptables libnetfilter-queue-dev iputils-ping iperf3 python3 gnuplot-nox)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

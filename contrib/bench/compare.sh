@@ -46,7 +46,7 @@ png=$outdir/$name-$collective.png
 "$cluster" up "$scenario"
 ((keep)) || trap '"$cluster" down' EXIT
 read -ra cluster_args <<<"$("$cluster" mpirun-args)"
-slots=$("$cluster" slots)
+slots=$("$cluster" hostfile | awk '{sub("slots=", "", $2); n += $2} END {print n}')
 
 # A component built in this tree wins over an installed one.
 component_path=()
@@ -78,27 +78,41 @@ for ((rep = 1; rep <= reps; ++rep)); do
     done
 done
 
-# The scenario's physical limit for one block size, in microseconds.
+# The scenario's physical limit for one block size, in microseconds, or "-"
+# where the scenario states none for this collective. The formulas, with
+# their reasons, are in the scenario files; node slots and clusters come from
+# `hier-cluster show`, rates from the scenario.
+scenario_nodes=$("$cluster" show "$scenario" | awk 'NR > 1 {sub("slots=", "", $2); sub("cluster=", "", $3); print $2, $3}')
+bits_per_second() { local r=${1%bit}; numfmt --from=si <<<"${r^^}"; }
 limit_us() {
     (
         # shellcheck disable=SC1090
         source "$scenario"
         bits=$(($1 * 8))
-        rate_bps() { local r=${1%bit}; numfmt --from=si <<<"${r^^}"; }
-        case ${limit:-} in
-        busiest-nic)  # the NIC whose node exchanges most with the others
-            IFS=, read -ra k <<<"$nodes"; p=0; for x in "${k[@]}"; do p=$((p + x)); done
-            worst=0; for x in "${k[@]}"; do ((x * (p - x) > worst)) && worst=$((x * (p - x))); done
-            awk -v n="$worst" -v b="$bits" -v r="$(rate_bps "$nic_rate")" 'BEGIN {printf "%.1f", n * b / r * 1e6}' ;;
-        backbone)  # every byte between two clusters crosses the backbone once, after its delay
-            IFS=, read -ra per_cluster <<<"$cluster_procs"; p=0; for x in "${per_cluster[@]}"; do p=$((p + x)); done
-            worst=0; for x in "${per_cluster[@]}"; do ((x * (p - x) > worst)) && worst=$((x * (p - x))); done
-            awk -v n="$worst" -v b="$bits" -v r="$(rate_bps "$backbone_rate")" -v d="$backbone_delay_ms" \
-                'BEGIN {printf "%.1f", n * b / r * 1e6 + d * 1000}' ;;
-        torus-scatter)  # ceil((p-1)/2D) blocks leave the root on each of its 2D links
-            IFS=x read -ra dims <<<"$torus"; p=1; for x in "${dims[@]}"; do p=$((p * x)); done
-            links=$((2 * ${#dims[@]}))
-            awk -v n="$(((p - 1 + links - 1) / links))" -v b="$bits" -v r="$(rate_bps "$link_rate")" \
+        costmax=1  # the costliest pair of a hetero scenario (its cost_I rows)
+        for row in "${!cost_@}"; do
+            for x in ${!row}; do ((x > costmax)) && costmax=$x; done
+        done
+        case ${limit:-}/$collective in
+        busiest-nic/alltoall | backbone/alltoall | hetero/alltoall)
+            awk -v b="$bits" -v kind="$limit" -v nic="$(bits_per_second "${node_bw:-1gbit}")" \
+                -v backbone="$(bits_per_second "${backbone_bw:-1gbit}")" -v delay="${backbone_delay_ms:-0}" \
+                -v unit="$(bits_per_second "${pair_unit_bw:-1gbit}")" -v costmax="$costmax" '
+                {n[NR] = $1; c[$2] += $1; p += $1}
+                END {
+                    for (k in n) t = max(t, n[k] * (p - n[k]) * b / nic)   # every NIC, both ways
+                    if (kind == "backbone") for (q in c) t = max(t, c[q] * (p - c[q]) * b / backbone + delay / 1000)
+                    if (kind == "hetero") t = max(t, costmax * b / unit)   # the slowest pair alone
+                    printf "%.1f", t * 1e6
+                }
+                function max(a, b) { return a > b ? a : b }' <<<"$scenario_nodes" ;;
+        torus-scatter/scatter | torus-scatter/gather)
+            # ceil((p - 1) / L) blocks cross one of the root's L links (two
+            # per dimension, one for a dimension of size 2)
+            IFS=x read -ra dims <<<"$torus_dims"
+            p=1 links=0
+            for d in "${dims[@]}"; do p=$((p * d)); links=$((links + (d > 2 ? 2 : d - 1))); done
+            awk -v n="$(((p - 1 + links - 1) / links))" -v b="$bits" -v r="$(bits_per_second "$link_bw")" \
                 'BEGIN {printf "%.1f", n * b / r * 1e6}' ;;
         *) echo "-" ;;
         esac

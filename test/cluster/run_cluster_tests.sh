@@ -1,0 +1,350 @@
+#!/usr/bin/env bash
+# run_cluster_tests.sh: tests of coll/hier on the emulated multi-node cluster
+# (contrib/cluster/README.md): Open MPI started through hier-rsh into network
+# namespaces, with real locality and shaped TCP links.
+#
+#   smoke          3 ranks on nodes of 2 and 1: distinct host names per node,
+#                  shared memory inside a node, an MPI_Alltoall
+#   uneven-smp     alltoall_check with coll/hier on nodes of 4,3,2,1 ranks,
+#                  found through Open MPI's locality alone (no node map), with
+#                  by-slot and by-node placement; a ping-pong's bandwidth
+#   two-clusters   backbone delay and bandwidth, a 9-node alltoall
+#   three-clusters every cluster pair sees the backbone delay
+#   torus          kernel routing through intermediate nodes (interface
+#                  counters), link bandwidth, a 16-node alltoall
+#   hetero         per-destination rates follow the pair costs
+#   down           nothing is left behind
+# Bandwidths are printed ("info:"); only their upper bound (the shaping works)
+# is asserted, a loaded machine can always be slower.
+#
+# The last line is "N passed, M failed" (", K skipped" when some were); the
+# exit code is nonzero if anything failed. Without root or namespace support
+# it prints one "SKIP: reason" line and exits 77.
+#
+# usage: run_cluster_tests.sh [--quick] [--logdir DIR] [--timeout SEC]
+#   --quick    smoke and uneven-smp only
+#   --logdir   where each run's output goes (default: a new temp dir)
+#   --timeout  seconds before an mpirun counts as hung (default 120)
+# environment:
+#   HIER_COMPONENT_DIR  directory of the mca_coll_hier.so to test
+#                       (default: the tree's ompi/mca/coll/hier/.libs)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cluster=$repo/contrib/cluster/hier-cluster
+
+quick=0 logdir="" timeout_s=120
+usage() { sed -n '/^# usage:/,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+while (($#)); do
+    case "$1" in
+        --quick) quick=1 ;;
+        --logdir) logdir=${2:?--logdir needs a directory}; shift ;;
+        --timeout) timeout_s=${2:?--timeout needs seconds}; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "run_cluster_tests.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+done
+
+# ------------------------------------------------------------ preconditions
+
+skip_all() { echo "SKIP: $*"; exit 77; }
+set +e
+check_out=$("$cluster" check 2>&1)
+check_rc=$?
+set -e
+((check_rc == 77)) && skip_all "${check_out#hier-cluster: }"
+((check_rc == 0)) || { echo "$check_out" >&2; echo "0 passed, 1 failed"; exit 1; }
+for tool in mpicc mpirun ompi_info; do
+    command -v "$tool" >/dev/null || skip_all "no $tool (Debian: apt-get install libopenmpi-dev openmpi-bin)"
+done
+
+[[ -n $logdir ]] || logdir=$(mktemp -d "${TMPDIR:-/tmp}/hier-cluster-tests.XXXXXX")
+mkdir -p "$logdir/bin"
+component_dir=${HIER_COMPONENT_DIR:-$repo/ompi/mca/coll/hier/.libs}
+
+# Always leave the host clean, whatever happens (a failing check, Ctrl-C).
+trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
+trap 'exit 130' INT TERM
+
+# ----------------------------------------------------------------- counters
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); echo "PASS: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1${2:+ ($2)}"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP: $1${2:+ ($2)}"; }
+info() { echo "info: $*"; }
+# check NAME REASON COMMAND...: pass if COMMAND succeeds, else fail with REASON.
+check() {
+    local name=$1 reason=$2; shift 2
+    if "$@"; then pass "$name"; else fail "$name" "$reason"; fi
+}
+
+# ------------------------------------------------------------------- builds
+
+build() {   # build NAME SOURCE: an MPI program into $logdir/bin
+    mpicc -O2 -o "$logdir/bin/$1" "$2" >"$logdir/build-$1.log" 2>&1 ||
+        { cat "$logdir/build-$1.log" >&2; fail "build $1" "mpicc failed"; return 1; }
+}
+build cluster_hello "$here/cluster_hello.c"
+build cluster_pingpong "$here/cluster_pingpong.c"
+checker=$repo/test/mpi/alltoall_check
+if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ]]; then
+    build alltoall_check "$repo/test/mpi/alltoall_check.c" && checker=$logdir/bin/alltoall_check
+fi
+hello=$logdir/bin/cluster_hello pingpong=$logdir/bin/cluster_pingpong
+
+# ------------------------------------------------------------------ helpers
+
+up() {   # up SCENARIO: bring it up; on failure say why and return 1
+    if "$cluster" up "$1" >"$logdir/up-$1.log" 2>&1; then
+        info "$(tail -n1 "$logdir/up-$1.log")"
+        read -r -a MPIRUN_ARGS <<<"$("$cluster" mpirun-args)"
+        return 0
+    fi
+    return 1
+}
+
+# run LOG ARGS...: mpirun on the cluster; output in $logdir/LOG.log.
+run() {
+    local log=$logdir/$1.log; shift
+    timeout $((timeout_s + 30)) mpirun "${MPIRUN_ARGS[@]}" --timeout "$timeout_s" "$@" >"$log" 2>&1
+}
+why_up() { grep -v "up failed" "$logdir/up-$1.log" | head -n1; }   # the first error line
+show_tail() { sed 's/^/    | /' "$logdir/$1.log" | tail -n "${2:-15}"; }
+
+# pingpong LOG HOSTS [-n ITERS] BYTES...: the round trip (us) of the first
+# size into RTT1_US, the one-way Mbit/s of the last size into MBIT.
+pingpong() {
+    local log=$1 hosts=$2; shift 2
+    MBIT="" RTT1_US=""
+    run "$log" -np 2 --host "$hosts" "$pingpong" "$@" || return 1
+    RTT1_US=$(awk '/^cluster_pingpong:/ {print $5; exit}' "$logdir/$log.log")
+    MBIT=$(awk '/^cluster_pingpong:/ {v = $7} END {print v}' "$logdir/$log.log")
+    [[ -n $MBIT ]]
+}
+has_lines() {   # has_lines FILE LINE...: every LINE is a whole line of FILE
+    local file=$1 line; shift
+    for line in "$@"; do grep -qxF "$line" "$file" || return 1; done
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a <= b)}'; }   # a <= b, as reals
+between() { le "$1" "$2" && le "$2" "$3"; }                    # lo <= x <= hi
+contains() { [[ $1 == *"$2"* ]]; }
+
+# -------------------------------------------------------------------- smoke
+
+test_smoke() {
+    if ! up smoke; then fail "smoke: up" "$(why_up smoke)"; return; fi
+    pass "smoke: up"
+    if ! run smoke-hello -np 3 "$hello"; then
+        fail "smoke: hello" "mpirun failed"; show_tail smoke-hello; return
+    fi
+    local log=$logdir/smoke-hello.log
+    # By slot: ranks 0 and 1 on hier-n0 (2 slots), rank 2 on hier-n1.
+    check "smoke: ranks 0,1 on hier-n0 share memory, rank 2 alone on hier-n1" "see $log" \
+        has_lines "$log" "cluster_hello: rank 0 of 3 on hier-n0 (shares memory with 2)" \
+        "cluster_hello: rank 1 of 3 on hier-n0 (shares memory with 2)" \
+        "cluster_hello: rank 2 of 3 on hier-n1 (shares memory with 1)"
+    check "smoke: MPI_Alltoall across nodes" "see $log" grep -qx "cluster_hello: alltoall ok" "$log"
+}
+
+# --------------------------------------------------------------- uneven-smp
+
+test_uneven_smp() {
+    if ! up uneven-smp; then fail "uneven-smp: up" "$(why_up uneven-smp)"; return; fi
+    pass "uneven-smp: up"
+    if [[ ! -e $component_dir/mca_coll_hier.so ]]; then
+        fail "uneven-smp: alltoall_check with coll/hier" "no $component_dir/mca_coll_hier.so (build the tree: make)"
+    else
+        local pkglibdir placement log
+        pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+        # shellcheck disable=SC2054  # commas in the coll list
+        local hier_args=(--mca mca_base_component_path "$component_dir:$pkglibdir"
+                         --mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1)
+        # No coll_hier_node_map: hier must find the 4 nodes through Open MPI's
+        # locality, by slot (ranks 0-3 | 4-6 | 7-8 | 9) and by node (interleaved).
+        for placement in slot node; do
+            log=uneven-smp-alltoall-by-$placement
+            local rc=0
+            run "$log" -np 10 --map-by "$placement" "${hier_args[@]}" "$checker" --counts 0,1,7,4096 || rc=$?
+            local summary
+            summary=$(grep -E '^alltoall_check: [0-9]+ passed, [0-9]+ failed$' "$logdir/$log.log" || true)
+            if ((rc == 0)) && [[ $summary =~ ^alltoall_check:\ [1-9][0-9]*\ passed,\ 0\ failed$ ]]; then
+                pass "uneven-smp: alltoall_check by $placement ($summary)"
+            else
+                fail "uneven-smp: alltoall_check by $placement" "exit $rc, ${summary:-no summary}"; show_tail "$log"
+            fi
+            check "uneven-smp: hier finds 4 nodes through locality (by $placement)" "see $logdir/$log.log" \
+                grep -qF "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): factor" "$logdir/$log.log"
+        done
+    fi
+    # Bandwidth: one rank on each of two nodes, through two 200 Mbit/s NICs.
+    if pingpong uneven-smp-pingpong hier-n0,hier-n1 1 1048576; then
+        info "uneven-smp ping-pong hier-n0 <-> hier-n1: 1 MiB at $MBIT Mbit/s (NICs 200 Mbit/s), 1-byte round trip $RTT1_US us"
+        check "uneven-smp: NIC shaped (1 MiB ping-pong <= 260 Mbit/s)" "$MBIT Mbit/s" le "$MBIT" 260
+    else
+        fail "uneven-smp: ping-pong" "mpirun failed"; show_tail uneven-smp-pingpong
+    fi
+}
+
+# --------------------------------------------------------------- backbones
+
+test_two_clusters() {
+    if ! up two-clusters; then
+        local why; why=$(why_up two-clusters)
+        if [[ $why == *delayline* || $why == *iptables* ]]; then skip "two-clusters" "$why"
+        else fail "two-clusters: up" "$why"; fi
+        return
+    fi
+    pass "two-clusters: up"
+    # hier-n0 is in the cluster of 3, hier-n3 in the cluster of 6.
+    local cross_rtt="" cross_mbit=""
+    if pingpong two-clusters-cross hier-n0,hier-n3 1 1048576 && cross_rtt=$RTT1_US && cross_mbit=$MBIT &&
+        pingpong two-clusters-inside hier-n3,hier-n4 1 1048576; then
+        info "two-clusters across the backbone: 1-byte round trip $cross_rtt us, 1 MiB at $cross_mbit Mbit/s (backbone 100 Mbit/s, 5 ms)"
+        info "two-clusters inside a cluster:     1-byte round trip $RTT1_US us, 1 MiB at $MBIT Mbit/s (NICs 1 Gbit/s)"
+        check "two-clusters: backbone round trip 10..20 ms" "$cross_rtt us" \
+            between 10000 "$cross_rtt" 20000
+        check "two-clusters: backbone shaped (<= 130 Mbit/s)" "$cross_mbit Mbit/s" le "$cross_mbit" 130
+        check "two-clusters: no delay inside a cluster (< 2 ms)" "$RTT1_US us" le "$RTT1_US" 2000
+    else
+        fail "two-clusters: ping-pong" "mpirun failed"
+    fi
+    if run two-clusters-hello -np 9 "$hello" && grep -qx "cluster_hello: alltoall ok" "$logdir/two-clusters-hello.log" &&
+        (($(grep -o 'on hier-n[0-9]*' "$logdir/two-clusters-hello.log" | sort -u | wc -l) == 9)); then
+        pass "two-clusters: 9 hosts, MPI_Alltoall"
+    else
+        fail "two-clusters: 9 hosts, MPI_Alltoall" "see $logdir/two-clusters-hello.log"
+    fi
+}
+
+test_three_clusters() {
+    if ! up three-clusters; then
+        local why; why=$(why_up three-clusters)
+        if [[ $why == *delayline* || $why == *iptables* ]]; then skip "three-clusters" "$why"
+        else fail "three-clusters: up" "$why"; fi
+        return
+    fi
+    pass "three-clusters: up"
+    # Clusters: hier-n0,1 | hier-n2..4 | hier-n5..8.
+    local pair
+    for pair in hier-n0,hier-n2 hier-n2,hier-n5 hier-n0,hier-n8; do
+        if pingpong "three-clusters-${pair/,/-}" "$pair" 1; then
+            check "three-clusters: $pair round trip 10..20 ms" "$RTT1_US us" \
+                between 10000 "$RTT1_US" 20000
+        else
+            fail "three-clusters: $pair ping-pong" "mpirun failed"
+        fi
+    done
+}
+
+# -------------------------------------------------------------------- torus
+
+counter() { "$cluster" exec "hier-n$1" cat "/sys/class/net/$2/statistics/tx_bytes"; }
+
+# Every pair of the 4x4 torus: the reply's TTL tells the hops taken, which
+# must be the torus distance (shortest paths): each intermediate node
+# decrements it.
+torus_paths() {
+    if ! command -v ping >/dev/null; then
+        skip "torus: all pairs on shortest paths" "no ping (apt-get install iputils-ping)"
+        return
+    fi
+    local a b ttl dx dy dist bad=""
+    for ((a = 0; a < 16; a++)); do
+        for ((b = 0; b < 16; b++)); do
+            ((a == b)) && continue
+            ttl=$(ip netns exec "hier-n$a" ping -c1 -W2 "10.77.0.$((b + 1))" 2>/dev/null | sed -n 's/.*ttl=\([0-9]*\).*/\1/p')
+            dx=$(((a % 4 - b % 4 + 4) % 4)) dy=$(((a / 4 - b / 4 + 4) % 4))
+            dist=$((dx > 2 ? 4 - dx : dx)); dist=$((dist + (dy > 2 ? 4 - dy : dy)))
+            if [[ -z $ttl ]] || ((64 - ttl != dist - 1)); then bad+="$a->$b(ttl ${ttl:-none}) "; fi
+        done
+    done
+    check "torus: all 240 pairs reachable on shortest paths" "$bad" test -z "$bad"
+}
+
+test_torus() {
+    if ! up torus; then fail "torus: up" "$(why_up torus)"; return; fi
+    pass "torus: up"
+    # hier-n0 = (0,0) to hier-n10 = (2,2): dimension 0 first, so
+    # n0 -t0p-> n1 -t0p-> n2 -t1p-> n6 -t1p-> n10; hier-n4's t1p is off the path.
+    local route; route=$("$cluster" exec hier-n0 ip route get 10.77.0.11)
+    check "torus: hier-n0 routes to hier-n10 over t0p with its host address" "$route" \
+        contains "$route" "dev t0p src 10.77.0.1 "
+    torus_paths
+    local n1 n2 off
+    n1=$(counter 1 t0p) n2=$(counter 2 t1p) off=$(counter 4 t1p)
+    if pingpong torus-far hier-n0,hier-n10 -n 5 1 1048576; then
+        local d1 d2 doff
+        d1=$(($(counter 1 t0p) - n1)) d2=$(($(counter 2 t1p) - n2)) doff=$(($(counter 4 t1p) - off))
+        info "torus hier-n0 <-> hier-n10 (4 hops): 1 MiB at $MBIT Mbit/s, 1-byte round trip $RTT1_US us; forwarded: hier-n1 t0p $d1 B, hier-n2 t1p $d2 B, off-path hier-n4 t1p $doff B"
+        # 5 timed + 2 warm-up round trips of 1 MiB leave n0 towards n10.
+        check "torus: traffic to a non-neighbour crosses the intermediate nodes" "$d1 B, $d2 B" \
+            test "$d1" -gt $((7 * 1048576)) -a "$d2" -gt $((7 * 1048576))
+        check "torus: and no other link" "$doff B" test "$doff" -lt 65536
+    else
+        fail "torus: ping-pong to a non-neighbour" "mpirun failed"; show_tail torus-far
+    fi
+    if pingpong torus-near hier-n0,hier-n1 -n 5 1 1048576; then
+        info "torus neighbours hier-n0 <-> hier-n1: 1 MiB at $MBIT Mbit/s (links 100 Mbit/s), 1-byte round trip $RTT1_US us"
+        check "torus: link shaped (<= 130 Mbit/s)" "$MBIT Mbit/s" le "$MBIT" 130
+    else
+        fail "torus: neighbour ping-pong" "mpirun failed"
+    fi
+    if run torus-hello -np 16 "$hello" && grep -qx "cluster_hello: alltoall ok" "$logdir/torus-hello.log" &&
+        (($(grep -o 'on hier-n[0-9]*' "$logdir/torus-hello.log" | sort -u | wc -l) == 16)); then
+        pass "torus: 16 hosts, MPI_Alltoall (Open MPI's own, routed)"
+    else
+        fail "torus: 16 hosts, MPI_Alltoall" "see $logdir/torus-hello.log"
+    fi
+}
+
+# ------------------------------------------------------------------- hetero
+
+test_hetero() {
+    local conf=$repo/contrib/cluster/scenarios/hetero.conf
+    check "hetero: costs in hetero.conf are gen-costs 8 2024" "they differ" \
+        diff -q <(grep '^cost_' "$conf") <("$cluster" gen-costs 8 2024)
+    if ! up hetero; then fail "hetero: up" "$(why_up hetero)"; return; fi
+    pass "hetero: up"
+    # cost(0,4) = 1: 200 Mbit/s; cost(1,5) = 5: 40 Mbit/s (scenarios/hetero.conf).
+    local fast slow
+    if pingpong hetero-cost1 hier-n0,hier-n4 -n 4 1048576 && fast=$MBIT &&
+        pingpong hetero-cost5 hier-n1,hier-n5 -n 3 524288 && slow=$MBIT; then
+        info "hetero: cost 1 pair at $fast Mbit/s (200), cost 5 pair at $slow Mbit/s (40)"
+        check "hetero: cost-1 pair shaped (<= 260 Mbit/s)" "$fast" le "$fast" 260
+        check "hetero: cost-5 pair shaped (<= 52 Mbit/s)" "$slow" le "$slow" 52
+        check "hetero: cost 1 is >= 3x faster than cost 5" "$fast vs $slow" le "$(awk -v s="$slow" 'BEGIN{print 3 * s}')" "$fast"
+    else
+        fail "hetero: ping-pong" "mpirun failed"
+    fi
+}
+
+# --------------------------------------------------------------------- down
+
+test_down() {
+    "$cluster" down >"$logdir/down.log" 2>&1 || { fail "down" "$(cat "$logdir/down.log")"; return; }
+    local left=""
+    left+=$(ip netns list | awk '{print $1}' | grep -E '^hier-(n[0-9]+|sw|bb)$' | tr '\n' ' ' || true)
+    ip link show hier-mgmt >/dev/null 2>&1 && left+="link hier-mgmt "
+    grep -qF "# hier-cluster" /etc/hosts && left+="/etc/hosts lines "
+    [[ -e /run/hier-cluster ]] && left+="/run/hier-cluster "
+    check "down leaves nothing behind" "left: $left" test -z "$left"
+}
+
+# --------------------------------------------------------------------- main
+
+echo "cluster tests: logs in $logdir"
+test_smoke
+test_uneven_smp
+if ((!quick)); then
+    test_two_clusters
+    test_three_clusters
+    test_torus
+    test_hetero
+fi
+test_down
+if ((skipped)); then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
+((failed == 0))
