@@ -9,6 +9,8 @@
 #     -a ALGS         also run these named hier algorithms, comma-separated
 #     -s START        clock (default) or barrier: how iterations start (hier_bench)
 #     -r REPS         repetitions of every variant, interleaved (default 3)
+#     -i ITERS        hier_bench's timed iterations per size, up to 64 KiB (default 20;
+#                     larger sizes take a quarter of that, at least 5)
 #     -o DIR          where the CSV and the PNG go (default bench-results/)
 #     -k              keep the cluster up afterwards
 #
@@ -23,16 +25,16 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$top/contrib/cluster/hier-cluster
 bench=$top/contrib/bench/hier_bench
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
-collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 outdir=bench-results keep=0
-while getopts "c:m:a:s:r:o:k" opt; do
+collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0
+while getopts "c:m:a:s:r:i:o:k" opt; do
     case $opt in
     c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
-    s) start=$OPTARG ;; r) reps=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
+    s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
     *) usage ;;
     esac
 done
@@ -72,7 +74,8 @@ for ((rep = 1; rep <= reps; ++rep)); do
         read -ra extra <<<"$(variant_args "$variant")"
         echo "compare: $name $collective, $variant, repetition $rep of $reps" >&2
         mpirun "${cluster_args[@]}" "${component_path[@]}" "${extra[@]}" -np "$slots" \
-            "$bench" -c "$collective" -m "$sizes" -s "$start" -f csv 2>"$outdir/$variant.err" |
+            "$bench" -c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 \
+            -f csv 2>"$outdir/$variant.err" |
             awk -v v="$variant" -v r="$rep" 'NR > 1 {print v "," r "," $0}' >>"$raw"
         grep '^coll:hier' "$outdir/$variant.err" | head -n 1 >&2 || true
     done

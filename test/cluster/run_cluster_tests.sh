@@ -190,14 +190,20 @@ test_uneven_smp() {
 
 # --------------------------------------------------------------- backbones
 
-test_two_clusters() {
-    if ! up two-clusters; then
-        local why; why=$(why_up two-clusters)
-        if [[ $why == *delayline* || $why == *iptables* ]]; then skip "two-clusters" "$why"
-        else fail "two-clusters: up" "$why"; fi
-        return
+# up_backbone SCENARIO: brings up a scenario with a backbone; a missing delay
+# line (no libnetfilter_queue or iptables) is a skip, anything else a failure.
+up_backbone() {
+    if ! up "$1"; then
+        local why; why=$(why_up "$1")
+        if [[ $why == *delayline* || $why == *iptables* ]]; then skip "$1" "$why"
+        else fail "$1: up" "$why"; fi
+        return 1
     fi
-    pass "two-clusters: up"
+    pass "$1: up"
+}
+
+test_two_clusters() {
+    up_backbone two-clusters || return
     # hier-n0 is in the cluster of 3, hier-n3 in the cluster of 6.
     local cross_rtt="" cross_mbit=""
     if pingpong two-clusters-cross hier-n0,hier-n3 1 1048576 && cross_rtt=$RTT1_US && cross_mbit=$MBIT &&
@@ -220,13 +226,7 @@ test_two_clusters() {
 }
 
 test_three_clusters() {
-    if ! up three-clusters; then
-        local why; why=$(why_up three-clusters)
-        if [[ $why == *delayline* || $why == *iptables* ]]; then skip "three-clusters" "$why"
-        else fail "three-clusters: up" "$why"; fi
-        return
-    fi
-    pass "three-clusters: up"
+    up_backbone three-clusters || return
     # Clusters: hier-n0,1 | hier-n2..4 | hier-n5..8.
     local pair
     for pair in hier-n0,hier-n2 hier-n2,hier-n5 hier-n0,hier-n8; do

@@ -57,7 +57,7 @@ MPIRUN=${MPIRUN:-mpirun}
 readonly MAPS=("1" "2,1" "1,2,3" "4,3,2,1" "5,1,1" "3,3,3" "5,4,4,2,1")
 # ALGORITHM[:WINDOW]: coll_hier_window too, so that the strict round order
 # (1, the default) and windows of rounds in flight both run over real MPI.
-readonly ALGORITHMS=(factor factor:64 pairwise:4 auto)
+readonly ALGORITHMS=(factor factor:64 edgecolor:8 pairwise:4 auto)
 # What `auto` must pick on a map of two or more nodes.
 readonly AUTO_EXPECTED=factor
 # Bad values: "p|node map|algorithm|parameter the error line must name".
@@ -75,7 +75,7 @@ readonly BAD_VALUES=(
 coll_list=hier,tuned,libnbc,basic,inter,self
 ((plain)) && coll_list=tuned,libnbc,basic,inter,self
 mpirun_args=(--allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1
-             --timeout "$timeout_s" --mca coll "$coll_list")
+             --timeout "$timeout_s")
 if [[ -n ${HIER_COMPONENT_DIR:-} ]] && ((!plain)); then
     if [[ ! -e $HIER_COMPONENT_DIR/mca_coll_hier.so ]]; then
         echo "run_mpi_tests.sh: no mca_coll_hier.so in HIER_COMPONENT_DIR=$HIER_COMPONENT_DIR" >&2
@@ -223,16 +223,17 @@ check_verbose() {
     fi
 }
 
-# check_error_line NAME PARAMETER: stderr is exactly one line, and it names
-# the parameter (one process reports, in one line; a clean run's stderr is
-# empty on this machine, so anything else is noise the user would see too).
+# check_error_line NAME TEXT [ONLY]: one stderr line has TEXT (one process
+# reports, in one line), and, unless ONLY is 0, it is all of stderr (a clean
+# run's stderr is empty on this machine, so anything else is noise the user
+# would see too; ONLY=0 where Open MPI's own error follows ours).
 check_error_line() {
     local named total
     named=$(grep -c -F "$2" "$log.err" || true)
     total=$(grep -c . "$log.err" || true)
     if ((named != 1)); then
         fail "$1" "expected one stderr line naming $2, got $named" "$log"
-    elif ((total != 1)); then
+    elif ((total != 1)) && [[ ${3:-1} == 1 ]]; then
         fail "$1" "expected stderr to be that one line, got $total lines" "$log"
     else
         pass "$1 ($(grep -F "$2" "$log.err"))"
@@ -254,7 +255,7 @@ for map in "${MAPS[@]}"; do
         window=1
         [[ $variant == *:* ]] && window=${variant#*:}
         name="map=$map p=$p alg=$alg window=$window"
-        run_check "$name" "$p" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
             --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
         check_result "$name: results"
         if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then
@@ -270,11 +271,29 @@ for bad in "${BAD_VALUES[@]}"; do
     IFS='|' read -r p map alg param <<<"$bad"
     name="bad value: p=$p map=$map alg=$alg"
     # No verbose: its line could name the parameter too (in a fallback reason).
-    run_check "$name" "$p" --mca coll_hier_node_map "$map" --mca coll_hier_alltoall_algorithm "$alg"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_alltoall_algorithm "$alg"
     check_result "$name: results"
     check_checksum "$name: checksum" "$p"
     ((plain)) || check_error_line "$name: error line" "$param"
 done
+
+# Selection. Not asked for (not in the coll list, no priority set), hier is
+# loaded but changes nothing: no verbose line, Open MPI's results.
+if ((!plain)); then
+    name="selection: hier installed, not asked for"
+    run_check "$name" 3 --mca coll_hier_verbose 1 --mca coll_hier_node_map 2,1
+    check_result "$name: results"
+    check_checksum "$name: checksum" 3
+    if grep -q 'coll:hier' "$log.out" "$log.err"; then fail "$name: silent" "hier printed a line" "$log"
+    else pass "$name: silent"; fi
+
+    # Alone in the coll list, Open MPI cannot start (every collective needs
+    # a provider): one line says which list to use, before Open MPI's error.
+    name="selection: --mca coll hier alone"
+    run_check "$name" 2 --mca coll hier
+    if ((rc == 0)); then fail "$name" "the job started, though no collective has a provider" "$log"
+    else check_error_line "$name: error line" "use --mca coll hier,tuned,libnbc,basic,inter,self" 0; fi
+fi
 
 echo "run_mpi_tests.sh: $run_no runs in $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"

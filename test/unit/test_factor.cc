@@ -24,6 +24,7 @@ void expect_paper_bounds(const Topology &topology, const SimulationReport &repor
     const size_t n = topology.largest_node_size();
     const size_t p = topology.size();
     EXPECT_EQ(report.max_port_load, p > 1 ? 1u : 0u);  // one process: nothing moves
+    EXPECT_LE(report.max_nic_load, report.max_port_load);
     EXPECT_GE(report.steps, n * (p - 1));
     EXPECT_LE(report.steps, n * p);
     for (int node = 0; node < topology.node_count(); ++node) {

@@ -11,13 +11,14 @@ namespace {
 
 TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
 {
-    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), 4);
+    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), 5);
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_AUTO), "auto");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK), "fallback");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 2), "factor");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 3), "pairwise");
-    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, 4), nullptr);
-    for (int id = 0; id < 4; ++id) {
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 3), "edgecolor");
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 4), "pairwise");
+    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, 5), nullptr);
+    for (int id = 0; id < 5; ++id) {
         EXPECT_NE(hier_algorithm_description(HIER_OP_ALLTOALL, id), nullptr);
     }
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALL), "alltoall");
@@ -38,7 +39,7 @@ TEST(Registry, AutoPicksFactorAcrossNodesAndFallbackOnOneNode)
 
 TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)
 {
-    const Choice choice = choose(HIER_OP_ALLTOALL, 3, Topology::from_node_sizes({8}), 64);
+    const Choice choice = choose(HIER_OP_ALLTOALL, 4, Topology::from_node_sizes({8}), 64);
     ASSERT_NE(choice.algorithm, nullptr);
     EXPECT_STREQ(choice.algorithm->name, "pairwise");
     EXPECT_EQ(choose(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, Topology::from_node_sizes({2, 2}), 64).reason,

@@ -70,36 +70,39 @@ static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
     return &module->requests[module->request_count];
 }
 
-static int hier_post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
+/* Posts one message of a region's blocks, an isend or an irecv, into the
+ * next request slot. */
+static int hier_post(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count, bool send)
 {
     hier_call_t *call = ctx;
     const mca_coll_hier_layout_t *layout = &call->buffers[buf];
     ompi_request_t **request = hier_next_request(call->module);
+    char *blocks = hier_block(layout, first);
+    const size_t elements = count * layout->count;
     int rc;
 
     if (NULL == request) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = MCA_PML_CALL(isend(hier_block(layout, first), count * layout->count, layout->dtype,
-                            peer, call->tag, MCA_PML_BASE_SEND_STANDARD, call->comm, request));
+    if (send) {
+        rc = MCA_PML_CALL(isend(blocks, elements, layout->dtype, peer, call->tag,
+                                MCA_PML_BASE_SEND_STANDARD, call->comm, request));
+    } else {
+        rc = MCA_PML_CALL(irecv(blocks, elements, layout->dtype, peer, call->tag, call->comm,
+                                request));
+    }
     call->module->request_count += OMPI_SUCCESS == rc;
     return rc;
 }
 
+static int hier_post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
+{
+    return hier_post(ctx, peer, buf, first, count, true);
+}
+
 static int hier_post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
 {
-    hier_call_t *call = ctx;
-    const mca_coll_hier_layout_t *layout = &call->buffers[buf];
-    ompi_request_t **request = hier_next_request(call->module);
-    int rc;
-
-    if (NULL == request) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    rc = MCA_PML_CALL(irecv(hier_block(layout, first), count * layout->count, layout->dtype,
-                            peer, call->tag, call->comm, request));
-    call->module->request_count += OMPI_SUCCESS == rc;
-    return rc;
+    return hier_post(ctx, peer, buf, first, count, false);
 }
 
 /* After a failure: the error of the request that failed (wait_all and

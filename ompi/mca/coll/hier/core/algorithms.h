@@ -28,6 +28,11 @@ struct FactorPlan {
 FactorPlan plan_factor(const Topology &topology);
 Schedule build_factor_alltoall(const Topology &topology, int rank, int root);
 
+// edgecolor.cc: single-port alltoall in as many steps as the busiest NIC
+// has messages (Koenig edge colouring of the inter-node messages).
+uint32_t edgecolor_steps(const Topology &topology);
+Schedule build_edgecolor_alltoall(const Topology &topology, int rank, int root);
+
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text).
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);
 

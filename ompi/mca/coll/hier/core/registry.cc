@@ -22,6 +22,10 @@ const Algorithm kAlgorithms[] = {
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
      build_factor_alltoall, fits_any, declines_single_node},
+    {HIER_OP_ALLTOALL, "edgecolor",
+     "single-port alltoall in as many steps as the busiest NIC has inter-node messages (edge "
+     "colouring); intra-node messages at once through shared memory",
+     build_edgecolor_alltoall, fits_any, nullptr},
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
      build_pairwise_alltoall, fits_any, nullptr},

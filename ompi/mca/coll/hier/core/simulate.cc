@@ -48,7 +48,12 @@ private:
             report_.error = message;
         }
     }
-    void send(int rank, const Op &op, uint32_t step, std::vector<size_t> &out, std::vector<size_t> &in);
+    // Per node, messages out and in during one step: all, and inter-node.
+    struct PortLoad {
+        std::vector<size_t> out, in, nic_out, nic_in;
+        explicit PortLoad(int nodes) : out(nodes), in(nodes), nic_out(nodes), nic_in(nodes) {}
+    };
+    void send(int rank, const Op &op, uint32_t step, PortLoad &load);
     void receive(int rank, const Op &op, uint32_t step);
     void copy(int rank, const Op &op);
     void write(int rank, Region to, const Tokens &tokens);
@@ -89,7 +94,7 @@ void Simulation::write(int rank, Region to, const Tokens &tokens)
     }
 }
 
-void Simulation::send(int rank, const Op &op, uint32_t step, std::vector<size_t> &out, std::vector<size_t> &in)
+void Simulation::send(int rank, const Op &op, uint32_t step, PortLoad &load)
 {
     const Tokens *source = region(rank, op.from);
     if (!source || op.peer < 0 || op.peer >= topology_.size()) {
@@ -101,13 +106,15 @@ void Simulation::send(int rank, const Op &op, uint32_t step, std::vector<size_t>
     const int from_node = topology_.node_of(rank);
     const int to_node = topology_.node_of(op.peer);
     ++report_.node_messages[from_node];
-    report_.max_port_load = std::max({report_.max_port_load, ++out[from_node], ++in[to_node]});
+    report_.max_port_load = std::max({report_.max_port_load, ++load.out[from_node], ++load.in[to_node]});
     if (from_node == to_node) {
         ++report_.intra_node_messages;
         report_.intra_node_blocks += op.from.count;
     } else {
         ++report_.inter_node_messages;
         report_.inter_node_blocks += op.from.count;
+        report_.max_nic_load =
+            std::max({report_.max_nic_load, ++load.nic_out[from_node], ++load.nic_in[to_node]});
     }
 }
 
@@ -187,7 +194,7 @@ SimulationReport Simulation::run()
         }
     }
     for (uint32_t step : steps) {
-        std::vector<size_t> out(topology_.node_count(), 0), in(topology_.node_count(), 0);
+        PortLoad load(topology_.node_count());
         std::vector<const Round *> now(p, nullptr);
         for (int rank = 0; rank < p; ++rank) {
             const auto &rounds = schedules_[rank].rounds();
@@ -208,10 +215,10 @@ SimulationReport Simulation::run()
                 }
             }
         };
-        for_ops(OpKind::Send, [&](int rank, const Op &op) { send(rank, op, step, out, in); });
+        for_ops(OpKind::Send, [&](int rank, const Op &op) { send(rank, op, step, load); });
         for_ops(OpKind::Recv, [&](int rank, const Op &op) { receive(rank, op, step); });
         for_ops(OpKind::Copy, [&](int rank, const Op &op) { copy(rank, op); });
-        if (std::any_of(out.begin(), out.end(), [](size_t n) { return n > 0; })) {
+        if (std::any_of(load.out.begin(), load.out.end(), [](size_t n) { return n > 0; })) {
             ++report_.steps;
         }
         if (!report_.error.empty()) {
