@@ -1,4 +1,5 @@
 // The C ABI of hier_core.h over the C++ core.
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -94,7 +95,11 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int req
     const hier::Choice choice = hier::choose(op, requested, comm->topology, block_bytes);
     *chosen = choice.id;
     if (!choice.algorithm) {
-        write_line(reason, reasonlen, choice.reason);
+        if (choice.unfit) {
+            std::snprintf(reason, reasonlen, "%s does not apply: %s", choice.unfit->name, choice.reason);
+        } else {
+            std::snprintf(reason, reasonlen, "%s", choice.reason);
+        }
         return nullptr;
     }
     auto &cached = comm->cache[{int(op), choice.id, root}];

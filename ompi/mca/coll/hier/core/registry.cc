@@ -2,6 +2,7 @@
 #include "registry.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include "algorithms.h"
@@ -35,15 +36,17 @@ const char *const kOpNames[HIER_OP_COUNT] = {"alltoall"};
 
 } // namespace
 
-std::vector<const Algorithm *> algorithms_for(hier_op_t op)
+const std::vector<const Algorithm *> &algorithms_for(hier_op_t op)
 {
-    std::vector<const Algorithm *> rows;
-    for (const Algorithm &algorithm : kAlgorithms) {
-        if (algorithm.op == op) {
-            rows.push_back(&algorithm);
+    static const auto rows_by_op = [] {
+        std::array<std::vector<const Algorithm *>, HIER_OP_COUNT> rows;
+        for (const Algorithm &algorithm : kAlgorithms) {
+            rows[algorithm.op].push_back(&algorithm);
         }
-    }
-    return rows;
+        return rows;
+    }();
+    static const std::vector<const Algorithm *> none;
+    return op >= 0 && op < HIER_OP_COUNT ? rows_by_op[op] : none;
 }
 
 int algorithm_id_count(hier_op_t op)
@@ -53,7 +56,7 @@ int algorithm_id_count(hier_op_t op)
 
 const Algorithm *algorithm_by_id(hier_op_t op, int id)
 {
-    const auto rows = algorithms_for(op);
+    const auto &rows = algorithms_for(op);
     const int row = id - 2;
     return row >= 0 && row < static_cast<int>(rows.size()) ? rows[row] : nullptr;
 }
@@ -84,16 +87,17 @@ const char *algorithm_id_description(hier_op_t op, int id)
 
 namespace {
 
-Choice fallback(std::string reason)
+Choice fallback(const char *reason, const Algorithm *unfit = nullptr)
 {
     Choice choice;
-    choice.reason = std::move(reason);
+    choice.reason = reason;
+    choice.unfit = unfit;
     return choice;
 }
 
 Choice pick(hier_op_t op, const Algorithm *algorithm)
 {
-    const auto rows = algorithms_for(op);
+    const auto &rows = algorithms_for(op);
     Choice choice;
     choice.algorithm = algorithm;
     choice.id = 2 + static_cast<int>(std::distance(rows.begin(), std::find(rows.begin(), rows.end(), algorithm)));
@@ -128,10 +132,10 @@ Choice choose(hier_op_t op, int requested, const Topology &topology, size_t bloc
     }
     const Algorithm *algorithm = algorithm_by_id(op, requested);
     if (!algorithm) {
-        return fallback("unknown algorithm id " + std::to_string(requested));
+        return fallback("unknown algorithm id");
     }
     if (const char *why = algorithm->unfit(topology)) {
-        return fallback(std::string(algorithm->name) + " does not apply: " + why);
+        return fallback(why, algorithm);
     }
     return pick(op, algorithm);
 }

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 #include "hier_core.h"
@@ -27,18 +26,20 @@ struct Algorithm {
 
 // The rows for one collective, in table order. Their ids are 2, 3, ...:
 // ids HIER_ALG_AUTO and HIER_ALG_FALLBACK come first.
-std::vector<const Algorithm *> algorithms_for(hier_op_t op);
+const std::vector<const Algorithm *> &algorithms_for(hier_op_t op);
 const Algorithm *algorithm_by_id(hier_op_t op, int id);
 int algorithm_id_count(hier_op_t op);
 const char *algorithm_id_name(hier_op_t op, int id);
 const char *algorithm_id_description(hier_op_t op, int id);
 const char *op_name(hier_op_t op);
 
-// What runs for one call: an algorithm (with its id), or the fallback and why.
+// What runs for one call: an algorithm (with its id), or the fallback and
+// why. Choosing allocates nothing: it runs at every call.
 struct Choice {
     int id = HIER_ALG_FALLBACK;
     const Algorithm *algorithm = nullptr;
-    std::string reason;
+    const char *reason = nullptr;         // why the fallback runs
+    const Algorithm *unfit = nullptr;     // the requested algorithm, when it does not apply
 };
 Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes);
 
