@@ -58,8 +58,12 @@ if [ -e "$top/ompi/mca/coll/hier/.libs/mca_coll_hier.so" ]; then
     component_path=(--mca mca_base_component_path "$top/ompi/mca/coll/hier/.libs:$pkglibdir")
 fi
 
+# A scenario's clusters (nodes per cluster, in node order) are what
+# coll_hier_cluster_map takes: hier is told them, as a user would.
+scenario_clusters=$(sed -n 's/^clusters=//p' "$scenario")
 variant_args() {  # variant -> mpirun arguments
     local hier="--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1"
+    [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"
     case $1 in
     open-mpi) ;;
     hier) echo "$hier" ;;

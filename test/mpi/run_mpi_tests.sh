@@ -130,15 +130,19 @@ fail() {
     fi
 }
 
-# run_check NAME P MCA_ARGS...: runs alltoall_check on P ranks with extra
-# mpirun arguments; leaves the log base name in $log and the exit code in $rc.
+# run_check NAME P MCA_ARGS... [-- CHECKER_ARGS...]: runs alltoall_check on P
+# ranks with extra mpirun arguments; leaves the log base name in $log and the
+# exit code in $rc.
 run_check() {
     local name=$1 p=$2; shift 2
     run_no=$((run_no + 1))
     log=$logdir/$(printf '%02d' "$run_no")-${name//[^A-Za-z0-9=_.-]/_}
-    local pin
+    local pin extra=() checker_args=()
+    # MCA arguments, then "--" and alltoall_check's own, if any.
+    while (($#)) && [[ $1 != -- ]]; do extra+=("$1"); shift; done
+    (($#)) && shift && checker_args=("$@")
     tuned_pin "$p"
-    local cmd=("$MPIRUN" "${mpirun_args[@]}" "$@" "${pin[@]}" -np "$p" "$checker")
+    local cmd=("$MPIRUN" "${mpirun_args[@]}" "${extra[@]}" "${pin[@]}" -np "$p" "$checker" "${checker_args[@]}")
     echo "${cmd[*]}" >"$log.cmd"
     rc=0
     # mpirun's own --timeout kills every process of the job; the outer timeout
@@ -190,11 +194,16 @@ expected_comm_lines() {
     echo "$n"
 }
 
-# check_verbose NAME MAP ALGORITHM: the verbose lines of one run.
+# check_verbose NAME MAP ALGORITHM [CLUSTERS] [LINES]: the verbose lines of
+# one run (CLUSTERS: how many the cluster map makes; LINES: how many
+# communicators of more than one rank the run uses, by default all of
+# alltoall_check's).
 check_verbose() {
-    local name=$1 map=$2 alg=$3 p nodes lines world want
+    local name=$1 map=$2 alg=$3 clusters=${4:-1} p nodes lines world want shape
     p=$(map_size "$map")
     nodes=$(map_nodes "$map")
+    shape="size $p, $nodes nodes"
+    ((clusters > 1)) && shape+=", $clusters clusters"
     lines=$(cat "$log.out" "$log.err" | grep 'coll:hier: alltoall on ' || true)
     # p = 1: every communicator has one rank and comm_query declines it, so
     # hier has no module anywhere and must print nothing at all.
@@ -211,13 +220,13 @@ check_verbose() {
     count=$(grep -c . <<<"$lines" || true)
     if [[ $(grep -c . <<<"$world" || true) != 1 ]]; then
         fail "$name" "expected one verbose line for MPI_COMM_WORLD, got: ${world:-none}" "$log"
-    elif [[ $world != *"(size $p, $nodes nodes): $want" && $world != *"(size $p, $nodes nodes): $want ("*")" ]]; then
-        fail "$name" "expected '(size $p, $nodes nodes): $want', got: $world" "$log"
+    elif [[ $world != *"($shape): $want" && $world != *"($shape): $want ("*")" ]]; then
+        fail "$name" "expected '($shape): $want', got: $world" "$log"
     elif [[ -n $dups ]]; then
         # Each communicator prints once (alltoall_check names them all apart).
         fail "$name" "more than one verbose line for: $dups" "$log"
-    elif ((count != $(expected_comm_lines "$p"))); then
-        fail "$name" "$count verbose lines, expected $(expected_comm_lines "$p") (one per communicator of size > 1)" "$log"
+    elif ((count != ${5:-$(expected_comm_lines "$p")})); then
+        fail "$name" "$count verbose lines, expected ${5:-$(expected_comm_lines "$p")} (one per communicator of size > 1)" "$log"
     else
         pass "$name (${world##*: })"
     fi
@@ -276,6 +285,38 @@ for bad in "${BAD_VALUES[@]}"; do
     check_checksum "$name: checksum" "$p"
     ((plain)) || check_error_line "$name: error line" "$param"
 done
+
+# Two clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, by name,
+# with a window, and picked by auto. The map counts each communicator's own
+# nodes, so these runs keep to MPI_COMM_WORLD and its dup, which it fits.
+readonly CLUSTER_CASES=("1,1,1,1,1,1,1|3,4" "2,2,1,1,1|2,3" "3,1,2|2,1")
+for case in "${CLUSTER_CASES[@]}"; do
+    IFS='|' read -r map clusters <<<"$case"
+    p=$(map_size "$map")
+    for variant in fallback lg lg:8 auto; do
+        alg=${variant%%:*}
+        window=1
+        [[ $variant == *:* ]] && window=${variant#*:}
+        name="map=$map clusters=$clusters p=$p alg=$alg window=$window"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+            --mca coll_hier_cluster_map "$clusters" --mca coll_hier_window "$window" \
+            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- --comms world,dup
+        check_result "$name: results"
+        if [[ $alg == fallback ]]; then
+            reference_checksum[$p/clusters]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+        else
+            check_checksum "$name: checksum" "$p/clusters"
+        fi
+        [[ $alg == auto ]] && alg=lg
+        ((plain)) || check_verbose "$name: verbose" "$map" "$alg" 2 2
+    done
+done
+name="bad value: cluster map 3,5 over 7 nodes"
+run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
+    --mca coll_hier_cluster_map 3,5 -- --comms world,dup
+check_result "$name: results"
+check_checksum "$name: checksum" "7/clusters"
+((plain)) || check_error_line "$name: error line" coll_hier_cluster_map
 
 # Selection. Not asked for (not in the coll list, no priority set), hier is
 # loaded but changes nothing: no verbose line, Open MPI's results.

@@ -49,6 +49,7 @@ typedef struct mca_coll_hier_component_t {
     int verbose;                     /* coll_hier_verbose */
     int window;                      /* coll_hier_window */
     char *node_map;                  /* coll_hier_node_map */
+    char *cluster_map;               /* coll_hier_cluster_map */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
 

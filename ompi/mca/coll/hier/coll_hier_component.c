@@ -172,6 +172,16 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->node_map);
 
+    c->cluster_map = NULL;
+    (void) mca_base_component_var_register(v, "cluster_map",
+        "Clusters of nodes, for communicators that span clusters joined by a slower "
+        "backbone: cluster sizes in nodes, for the nodes of each communicator in the order "
+        "of their lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). Empty: one "
+        "cluster. A map that does not fit a communicator is reported once and that "
+        "communicator falls back",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cluster_map);
+
     for (int op = 0; op < HIER_OP_COUNT; ++op) {
         rc = hier_register_algorithm((hier_op_t) op);
         if (OPAL_SUCCESS != rc) {

@@ -184,6 +184,34 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
     return rank;
 }
 
+/* The core's view of comm from every rank's node and coll_hier_cluster_map.
+ * A cluster map that does not fit is reported once per process, by rank 0 of
+ * the first communicator it does not fit, and that communicator falls back. */
+static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                const int *nodes, const char **why)
+{
+    static bool cluster_map_reported = false;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    module->topology = hier_comm_create(ompi_comm_size(comm), ompi_comm_rank(comm), nodes,
+                                        mca_coll_hier_component.cluster_map, error, sizeof(error));
+    if (NULL != module->topology) {
+        return OMPI_SUCCESS;
+    }
+    if ('\0' == error[0]) {
+        *why = "out of memory";
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (!cluster_map_reported && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
+                error, comm->c_name);
+        fflush(stderr);
+        cluster_map_reported = true;
+    }
+    *why = "invalid coll_hier_cluster_map";
+    return OMPI_ERROR;
+}
+
 /* Every rank's node, with one allgather through the previous module (never
  * hier's own), and the core's communicator built from them. On failure,
  * *why says why. */
@@ -214,11 +242,10 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     rc = module->previous.allgather(&my_node, 1, MPI_INT, nodes, 1, MPI_INT, comm,
                                     module->previous.allgather_module);
-    if (OMPI_SUCCESS == rc) {
-        module->topology = hier_comm_create(size, ompi_comm_rank(comm), nodes);
-        rc = NULL == module->topology ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
-    }
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
+    if (OMPI_SUCCESS == rc) {
+        rc = hier_create_topology(module, comm, nodes, why);
+    }
     free(nodes);
     return rc;
 }
@@ -232,20 +259,23 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char *last = module->last_line[op];
     const bool first = '\0' == last[0];
-    char line[MCA_COLL_HIER_LINE_MAX];
-    int nodes;
+    char line[MCA_COLL_HIER_LINE_MAX], where[64];
+    int nodes, clusters;
 
     if (c->verbose < 1 || 0 != ompi_comm_rank(comm) || (!first && c->verbose < 2)) {
         return;
     }
     nodes = NULL == module->topology ? 0 : hier_comm_node_count(module->topology);
+    clusters = NULL == module->topology ? 1 : hier_comm_cluster_count(module->topology);
+    /* "(size 10, 4 nodes)", or "(size 9, 9 nodes, 2 clusters)" */
+    snprintf(where, sizeof(where), clusters > 1 ? "size %d, %d nodes, %d clusters" : "size %d, %d nodes",
+             ompi_comm_size(comm), nodes, clusters);
     if (HIER_ALG_FALLBACK == chosen) {
-        snprintf(line, sizeof(line), "coll:hier: %s on %s (size %d, %d nodes): fallback (%s)",
-                 hier_op_name(op), comm->c_name, ompi_comm_size(comm), nodes, reason);
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
+                 hier_op_name(op), comm->c_name, where, reason);
     } else {
-        snprintf(line, sizeof(line), "coll:hier: %s on %s (size %d, %d nodes): %s",
-                 hier_op_name(op), comm->c_name, ompi_comm_size(comm), nodes,
-                 hier_algorithm_name(op, chosen));
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s",
+                 hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, chosen));
     }
     if (first || 0 != strcmp(line, last)) {
         opal_output_verbose(first ? 1 : 2, c->output, "%s", line);

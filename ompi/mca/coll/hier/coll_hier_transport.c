@@ -9,9 +9,11 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"
+#include "ompi/mca/pml/base/pml_base_request.h"
 
 /* One call's view, lent to the core as the transport's context. */
 typedef struct hier_call_t {
@@ -55,9 +57,17 @@ static char *hier_block(const mca_coll_hier_layout_t *layout, size_t block)
     return layout->base + (ptrdiff_t) (block * layout->count) * layout->extent;
 }
 
-/* A free slot at the end of the module's request array. */
+/* A free slot at the end of the module's request array. The requests in
+ * flight, [head, count), move to the front before the array grows, so it
+ * holds a window of rounds, not the whole schedule. */
 static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
 {
+    if (module->request_count == module->request_capacity && module->request_head > 0) {
+        memmove(module->requests, module->requests + module->request_head,
+                (module->request_count - module->request_head) * sizeof(*module->requests));
+        module->request_count -= module->request_head;
+        module->request_head = 0;
+    }
     if (module->request_count == module->request_capacity) {
         const size_t capacity = 0 == module->request_capacity ? 16 : 2 * module->request_capacity;
         ompi_request_t **grown = realloc(module->requests, capacity * sizeof(*grown));
@@ -106,19 +116,28 @@ static int hier_post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, 
 }
 
 /* After a failure: the error of the request that failed (wait_all and
- * test_all only say "one of them"), and no request left behind. */
+ * test_all only say "one of them"), and no request left behind. Receives of
+ * rounds still in flight are cancelled and waited for, so that none takes a
+ * later collective's message or writes the user's buffer after the call;
+ * sends are released, as Open MPI's own collectives do. */
 static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
 {
     for (size_t i = 0; i < module->request_count; ++i) {
-        ompi_request_t *request = module->requests[i];
-        if (MPI_REQUEST_NULL == request) {
+        ompi_request_t **request = &module->requests[i];
+        if (MPI_REQUEST_NULL == *request) {
             continue;
         }
-        if (MPI_ERR_IN_STATUS == rc && MPI_SUCCESS != request->req_status.MPI_ERROR &&
-            MPI_ERR_PENDING != request->req_status.MPI_ERROR) {
-            rc = request->req_status.MPI_ERROR;
+        if (MPI_ERR_IN_STATUS == rc && MPI_SUCCESS != (*request)->req_status.MPI_ERROR &&
+            MPI_ERR_PENDING != (*request)->req_status.MPI_ERROR) {
+            rc = (*request)->req_status.MPI_ERROR;
         }
-        ompi_request_free(&module->requests[i]);
+        if (OMPI_REQUEST_PML == (*request)->req_type && !REQUEST_COMPLETE(*request) &&
+            MCA_PML_REQUEST_RECV == ((mca_pml_base_request_t *) *request)->req_type) {
+            ompi_request_cancel(*request);
+            ompi_request_wait(request, MPI_STATUS_IGNORE);
+        } else {
+            ompi_request_free(request);
+        }
     }
     module->request_head = module->request_count = 0;
     return rc;

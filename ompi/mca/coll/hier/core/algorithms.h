@@ -31,7 +31,13 @@ Schedule build_factor_alltoall(const Topology &topology, int rank, int root);
 // edgecolor.cc: single-port alltoall in as many steps as the busiest NIC
 // has messages (Koenig edge colouring of the inter-node messages).
 uint32_t edgecolor_steps(const Topology &topology);
+const char *edgecolor_unfit(const Topology &topology);
 Schedule build_edgecolor_alltoall(const Topology &topology, int rank, int root);
+
+// lg.cc: the LG alltoall for two clusters (Jeannot and Steffenel).
+const char *lg_unfit(const Topology &topology);
+uint32_t lg_backbone_steps(const Topology &topology);
+Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
 
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text).
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);

@@ -60,21 +60,38 @@ const char *hier_op_name(hier_op_t op)
 
 int hier_parse_node_map(const char *text, int size, int *node_of_rank, char *err, size_t errlen)
 {
-    std::string error;
-    const std::vector<int> nodes = hier::parse_node_map(text ? text : "", size, &error);
-    if (!error.empty()) {
-        write_line(err, errlen, error);
+    try {
+        std::string error;
+        const std::vector<int> nodes = hier::parse_node_map(text ? text : "", size, &error);
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return -1;
+        }
+        std::copy(nodes.begin(), nodes.end(), node_of_rank);
+        return 0;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_node_map: out of memory");
         return -1;
     }
-    std::copy(nodes.begin(), nodes.end(), node_of_rank);
-    return 0;
 }
 
-hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank)
+hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const char *cluster_map,
+                              char *err, size_t errlen)
 {
+    write_line(err, errlen, "");
     try {
-        return new hier_comm{hier::Topology(std::vector<int>(node_of_rank, node_of_rank + size)), rank, {}};
-    } catch (const std::bad_alloc &) {
+        const std::vector<int> nodes(node_of_rank, node_of_rank + size);
+        std::vector<int> cluster_of_node;
+        if (cluster_map && *cluster_map) {
+            std::string error;
+            cluster_of_node = hier::parse_cluster_map(cluster_map, hier::Topology(nodes).node_count(), &error);
+            if (!error.empty()) {
+                write_line(err, errlen, error);
+                return nullptr;
+            }
+        }
+        return new hier_comm{hier::Topology(nodes, cluster_of_node), rank, {}};
+    } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
 }
@@ -87,6 +104,11 @@ void hier_comm_destroy(hier_comm_t *comm)
 int hier_comm_node_count(const hier_comm_t *comm)
 {
     return comm->topology.node_count();
+}
+
+int hier_comm_cluster_count(const hier_comm_t *comm)
+{
+    return comm->topology.cluster_count();
 }
 
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
@@ -102,17 +124,18 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int req
         }
         return nullptr;
     }
-    auto &cached = comm->cache[{int(op), choice.id, root}];
-    if (!cached) {
-        try {
+    try {
+        auto &cached = comm->cache[{int(op), choice.id, root}];
+        if (!cached) {
             cached.reset(new hier_schedule{choice.algorithm->build(comm->topology, comm->rank, root)});
-        } catch (const std::bad_alloc &) {
-            *chosen = HIER_ALG_FALLBACK;
-            write_line(reason, reasonlen, "out of memory building the schedule");
-            return nullptr;
         }
+        return cached.get();
+    } catch (...) {  // no C++ exception may reach the C glue
+        comm->cache.erase({int(op), choice.id, root});
+        *chosen = HIER_ALG_FALLBACK;
+        write_line(reason, reasonlen, "out of memory building the schedule");
+        return nullptr;
     }
-    return cached.get();
 }
 
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)

@@ -15,9 +15,11 @@
 //
 // Departures from the factor algorithm: messages are one-way (a pair's two
 // directions may fall in different steps), and intra-node messages are not
-// steps. Building the colouring takes O(E N) time and O(E) memory for the E
-// inter-node messages of the communicator (at most p^2), once per
-// communicator; the schedule it leaves is O(p) per rank.
+// steps. Building the colouring takes O(E N) time for the E inter-node
+// messages over N nodes and a table of 2 N D entries, once per communicator;
+// the schedule it leaves is O(p) per rank. 2 N D grows as p^3 on skewed
+// layouts (one large node and many small ones), so the algorithm declines
+// communicators whose table would pass kMaxColouringTable.
 #include "algorithms.h"
 
 #include <algorithm>
@@ -125,7 +127,16 @@ std::vector<Message> inter_node_messages(const Topology &topology)
     return messages;
 }
 
+// 4 Mi entries, 16 MiB: p = 256 in any layout fits.
+constexpr uint64_t kMaxColouringTable = uint64_t(1) << 22;
+
 } // namespace
+
+const char *edgecolor_unfit(const Topology &topology)
+{
+    const uint64_t table = uint64_t(2) * uint64_t(topology.node_count()) * edgecolor_steps(topology);
+    return table <= kMaxColouringTable ? nullptr : "too many ranks for its colouring table (2 N D > 4 Mi)";
+}
 
 uint32_t edgecolor_steps(const Topology &topology)
 {

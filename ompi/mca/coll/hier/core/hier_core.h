@@ -64,13 +64,19 @@ int hier_parse_node_map(const char *text, int size, int *node_of_rank,
                         char *err, size_t errlen);
 
 /* Per-communicator state: the topology and the schedule cache. node_of_rank[i]
- * is any integer naming the node of rank i (equal values = same node). */
+ * is any integer naming the node of rank i (equal values = same node).
+ * cluster_map (NULL or "" for one cluster) is coll_hier_cluster_map: cluster
+ * sizes in nodes, "3,6", for the nodes in the order of their lowest rank. On
+ * a map that does not parse or fit, returns NULL and writes one line (no
+ * newline) to err; NULL with err empty means out of memory. */
 typedef struct hier_comm hier_comm_t;
 typedef struct hier_schedule hier_schedule_t;
 
-hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank);
+hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const char *cluster_map,
+                              char *err, size_t errlen);
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
+int hier_comm_cluster_count(const hier_comm_t *comm);
 
 /* Chooses the algorithm for one call. requested is an id of the registry
  * (auto, fallback or an algorithm). Returns the cached schedule of the chosen

@@ -13,12 +13,18 @@ namespace {
 
 const char *fits_any(const Topology &) { return nullptr; }
 
+const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
+
 const char *declines_single_node(const Topology &topology, size_t)
 {
     return topology.node_count() > 1 ? nullptr : "all ranks on one node";
 }
 
 const Algorithm kAlgorithms[] = {
+    {HIER_OP_ALLTOALL, "lg",
+     "LG (Jeannot and Steffenel) for two clusters joined by a slow backbone: local "
+     "aggregation, then ceil(n2/n1) backbone steps of 2 max(n1, n2) messages in all",
+     build_lg_alltoall, lg_unfit, picks_whenever_fit},
     {HIER_OP_ALLTOALL, "factor",
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
@@ -26,7 +32,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "edgecolor",
      "single-port alltoall in as many steps as the busiest NIC has inter-node messages (edge "
      "colouring); intra-node messages at once through shared memory",
-     build_edgecolor_alltoall, fits_any, nullptr},
+     build_edgecolor_alltoall, edgecolor_unfit, nullptr},
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
      build_pairwise_alltoall, fits_any, nullptr},

@@ -51,6 +51,7 @@ private:
     // Per node, messages out and in during one step: all, and inter-node.
     struct PortLoad {
         std::vector<size_t> out, in, nic_out, nic_in;
+        bool backbone_used = false;
         explicit PortLoad(int nodes) : out(nodes), in(nodes), nic_out(nodes), nic_in(nodes) {}
     };
     void send(int rank, const Op &op, uint32_t step, PortLoad &load);
@@ -107,6 +108,10 @@ void Simulation::send(int rank, const Op &op, uint32_t step, PortLoad &load)
     const int to_node = topology_.node_of(op.peer);
     ++report_.node_messages[from_node];
     report_.max_port_load = std::max({report_.max_port_load, ++load.out[from_node], ++load.in[to_node]});
+    if (topology_.cluster_of(rank) != topology_.cluster_of(op.peer)) {
+        ++report_.inter_cluster_messages;
+        load.backbone_used = true;
+    }
     if (from_node == to_node) {
         ++report_.intra_node_messages;
         report_.intra_node_blocks += op.from.count;
@@ -221,6 +226,7 @@ SimulationReport Simulation::run()
         if (std::any_of(load.out.begin(), load.out.end(), [](size_t n) { return n > 0; })) {
             ++report_.steps;
         }
+        report_.inter_cluster_steps += load.backbone_used;
         if (!report_.error.empty()) {
             return report_;
         }

@@ -42,6 +42,8 @@ struct SimulationReport {
     size_t inter_node_messages = 0;
     size_t intra_node_blocks = 0;
     size_t inter_node_blocks = 0;
+    size_t inter_cluster_messages = 0;  // over a backbone
+    size_t inter_cluster_steps = 0;     // steps in which a backbone carries a message
 };
 
 SimulationReport simulate(const Topology &topology, const std::vector<Schedule> &schedules,

@@ -8,8 +8,9 @@
 
 namespace hier {
 
-Topology::Topology(const std::vector<int> &node_of_rank)
-    : node_(node_of_rank.size()), local_(node_of_rank.size())
+Topology::Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node)
+    : node_(node_of_rank.size()), local_(node_of_rank.size()), cluster_(node_of_rank.size()),
+      cluster_index_(node_of_rank.size())
 {
     std::unordered_map<int, int> dense_id;
     for (size_t rank = 0; rank < node_of_rank.size(); ++rank) {
@@ -21,6 +22,18 @@ Topology::Topology(const std::vector<int> &node_of_rank)
         node_[rank] = node;
         local_[rank] = static_cast<int>(members_[node].size());
         members_[node].push_back(static_cast<int>(rank));
+    }
+    std::unordered_map<int, int> dense_cluster;
+    for (size_t rank = 0; rank < node_.size(); ++rank) {
+        const int named = size_t(node_[rank]) < cluster_of_node.size() ? cluster_of_node[node_[rank]] : 0;
+        auto inserted = dense_cluster.emplace(named, static_cast<int>(cluster_members_.size()));
+        if (inserted.second) {
+            cluster_members_.emplace_back();
+        }
+        const int cluster = inserted.first->second;
+        cluster_[rank] = cluster;
+        cluster_index_[rank] = static_cast<int>(cluster_members_[cluster].size());
+        cluster_members_[cluster].push_back(static_cast<int>(rank));
     }
 }
 
@@ -53,15 +66,8 @@ std::string Topology::describe() const
 
 namespace {
 
-const char kNodeMapForm[] = "expected node sizes for consecutive ranks, e.g. \"4,3,2,1\"";
-
-std::string node_map_error(const std::string &text, const std::string &what)
-{
-    return "coll_hier_node_map \"" + text + "\" " + what + "; " + kNodeMapForm;
-}
-
-// A node size: digits only, at least 1.
-bool parse_node_size(const std::string &field, long *value)
+// A size: digits only, at least 1.
+bool parse_size(const std::string &field, long *value)
 {
     if (field.empty() || field.size() > 9 ||
         !std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; })) {
@@ -71,37 +77,64 @@ bool parse_node_size(const std::string &field, long *value)
     return *value >= 1;
 }
 
-} // namespace
+// What a list of sizes describes, for its parser and its error lines.
+struct SizeList {
+    const char *parameter;
+    const char *items;  // what the sizes add up ("ranks", "nodes")
+    const char *form;   // the expected form, with an example
+};
 
-std::vector<int> parse_node_map(const std::string &text, int size, std::string *error)
+// Parses "a,b,c" into a of group 0, b of group 1, ...: which group each of
+// `total` items belongs to. Returns an empty vector and one line in *error
+// when it does not parse or does not add up to total.
+std::vector<int> parse_size_list(const SizeList &list, const std::string &text, int total, std::string *error)
 {
+    const std::string prefix = std::string(list.parameter) + " \"" + text + "\" ";
+    const std::string suffix = std::string("; expected ") + list.form;
     if (text.empty() || text.back() == ',') {
-        *error = node_map_error(text, "has an empty field");
+        *error = prefix + "has an empty field" + suffix;
         return {};
     }
-    std::vector<long> node_sizes;
+    std::vector<long> sizes;
     long long covered = 0;
     std::istringstream fields(text);
     std::string field;
     while (std::getline(fields, field, ',')) {
-        long node_size = 0;
-        if (!parse_node_size(field, &node_size)) {
-            *error = node_map_error(text, "has \"" + field + "\", which is not a positive integer");
+        long size = 0;
+        if (!parse_size(field, &size)) {
+            *error = prefix + "has \"" + field + "\", which is not a positive integer" + suffix;
             return {};
         }
-        node_sizes.push_back(node_size);
-        covered += node_size;
+        sizes.push_back(size);
+        covered += size;
     }
-    if (covered != size) {
-        *error = node_map_error(text, "covers " + std::to_string(covered) +
-                                          " ranks but there are " + std::to_string(size));
+    if (covered != total) {
+        *error = prefix + "covers " + std::to_string(covered) + " " + list.items + " but there are " +
+                 std::to_string(total) + suffix;
         return {};
     }
-    std::vector<int> node_of_rank;
-    for (size_t node = 0; node < node_sizes.size(); ++node) {
-        node_of_rank.insert(node_of_rank.end(), node_sizes[node], static_cast<int>(node));
+    std::vector<int> group_of_item;
+    for (size_t group = 0; group < sizes.size(); ++group) {
+        group_of_item.insert(group_of_item.end(), sizes[group], static_cast<int>(group));
     }
-    return node_of_rank;
+    return group_of_item;
+}
+
+const SizeList kNodeMap{"coll_hier_node_map", "ranks",
+                        "node sizes for consecutive ranks, e.g. \"4,3,2,1\""};
+const SizeList kClusterMap{"coll_hier_cluster_map", "nodes",
+                           "cluster sizes in nodes, nodes in the order of their lowest rank, e.g. \"3,6\""};
+
+} // namespace
+
+std::vector<int> parse_node_map(const std::string &text, int size, std::string *error)
+{
+    return parse_size_list(kNodeMap, text, size, error);
+}
+
+std::vector<int> parse_cluster_map(const std::string &text, int node_count, std::string *error)
+{
+    return parse_size_list(kClusterMap, text, node_count, error);
 }
 
 } // namespace hier

@@ -1,7 +1,9 @@
-// The machine as the core sees it: ranks grouped into nodes.
+// The machine as the core sees it: ranks grouped into nodes, nodes grouped
+// into clusters.
 //
 // Built once per communicator from one integer per rank naming its node
-// (Open MPI's locality, or an imposed node map). Memory is O(p).
+// (Open MPI's locality, or an imposed node map) and, optionally, the cluster
+// of each node. Memory is O(p).
 #pragma once
 
 #include <string>
@@ -13,7 +15,9 @@ class Topology {
 public:
     // node_of_rank[i] names the node of rank i; equal values mean the same
     // node. Nodes are numbered 0..N-1 in the order their lowest rank appears.
-    explicit Topology(const std::vector<int> &node_of_rank);
+    // cluster_of_node[n] names the cluster of node n in that numbering (equal
+    // values = same cluster); empty: one cluster.
+    explicit Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node = {});
 
     // Convenience for tests and tools: nodes of the given sizes holding
     // consecutive ranks ("4,3,2,1" is {4, 3, 2, 1}).
@@ -29,6 +33,13 @@ public:
     // The ranks of a node in increasing order.
     const std::vector<int> &members(int node) const { return members_[node]; }
 
+    // Clusters, numbered 0..C-1 in the order their lowest rank appears.
+    int cluster_count() const { return static_cast<int>(cluster_members_.size()); }
+    int cluster_of(int rank) const { return cluster_[rank]; }
+    // Position of rank among its cluster's ranks, in rank order.
+    int cluster_index(int rank) const { return cluster_index_[rank]; }
+    const std::vector<int> &cluster_members(int cluster) const { return cluster_members_[cluster]; }
+
     // "4,3,2,1 over 10 ranks" style description, for messages and tools.
     std::string describe() const;
 
@@ -36,11 +47,19 @@ private:
     std::vector<int> node_;
     std::vector<int> local_;
     std::vector<std::vector<int>> members_;
+    std::vector<int> cluster_;
+    std::vector<int> cluster_index_;
+    std::vector<std::vector<int>> cluster_members_;
 };
 
 // Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must
 // sum to size. Returns the node of each rank, or an empty vector and one line
 // in *error naming the parameter and the expected form.
 std::vector<int> parse_node_map(const std::string &text, int size, std::string *error);
+
+// Parses a cluster map, "3,6": cluster sizes in nodes, for the nodes in the
+// order of their lowest rank (Topology's numbering). Returns the cluster of
+// each node, or an empty vector and one line in *error.
+std::vector<int> parse_cluster_map(const std::string &text, int node_count, std::string *error);
 
 } // namespace hier
