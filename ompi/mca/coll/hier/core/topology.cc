@@ -1,4 +1,4 @@
-// Topology: ranks -> nodes, and the node map parser.
+// Topology: ranks -> nodes -> clusters, and the node and cluster map parsers.
 #include "topology.h"
 
 #include <algorithm>
@@ -8,33 +8,40 @@
 
 namespace hier {
 
+namespace {
+
+// Groups ranks by name: groups are numbered 0, 1, ... in the order their
+// lowest rank appears; group[r] is rank r's, index[r] its position in it.
+void group_ranks(const std::vector<int> &name_of_rank, std::vector<int> &group, std::vector<int> &index,
+                 std::vector<std::vector<int>> &members)
+{
+    std::unordered_map<int, int> dense;
+    for (size_t rank = 0; rank < name_of_rank.size(); ++rank) {
+        auto inserted = dense.emplace(name_of_rank[rank], static_cast<int>(members.size()));
+        if (inserted.second) {
+            members.emplace_back();
+        }
+        const int g = inserted.first->second;
+        group[rank] = g;
+        index[rank] = static_cast<int>(members[g].size());
+        members[g].push_back(static_cast<int>(rank));
+    }
+}
+
+} // namespace
+
 Topology::Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node)
     : node_(node_of_rank.size()), local_(node_of_rank.size()), cluster_(node_of_rank.size()),
       cluster_index_(node_of_rank.size())
 {
-    std::unordered_map<int, int> dense_id;
-    for (size_t rank = 0; rank < node_of_rank.size(); ++rank) {
-        auto inserted = dense_id.emplace(node_of_rank[rank], static_cast<int>(members_.size()));
-        if (inserted.second) {
-            members_.emplace_back();
-        }
-        const int node = inserted.first->second;
-        node_[rank] = node;
-        local_[rank] = static_cast<int>(members_[node].size());
-        members_[node].push_back(static_cast<int>(rank));
-    }
-    std::unordered_map<int, int> dense_cluster;
+    group_ranks(node_of_rank, node_, local_, members_);
+    std::vector<int> cluster_name(node_.size(), 0);
     for (size_t rank = 0; rank < node_.size(); ++rank) {
-        const int named = size_t(node_[rank]) < cluster_of_node.size() ? cluster_of_node[node_[rank]] : 0;
-        auto inserted = dense_cluster.emplace(named, static_cast<int>(cluster_members_.size()));
-        if (inserted.second) {
-            cluster_members_.emplace_back();
+        if (size_t(node_[rank]) < cluster_of_node.size()) {
+            cluster_name[rank] = cluster_of_node[node_[rank]];
         }
-        const int cluster = inserted.first->second;
-        cluster_[rank] = cluster;
-        cluster_index_[rank] = static_cast<int>(cluster_members_[cluster].size());
-        cluster_members_[cluster].push_back(static_cast<int>(rank));
     }
+    group_ranks(cluster_name, cluster_, cluster_index_, cluster_members_);
 }
 
 Topology Topology::from_node_sizes(const std::vector<int> &sizes)
