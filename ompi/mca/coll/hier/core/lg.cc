@@ -53,7 +53,6 @@ struct LgLayout {
         const bool takes_partial = r > 0 && group(k) == last_full && k % n1 >= r;
         return own_group + (takes_partial ? r : 0);
     }
-    int backbone_steps() const { return (n2 + n1 - 1) / n1; }
 };
 
 constexpr uint32_t kDirectStep = 0;
