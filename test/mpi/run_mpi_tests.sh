@@ -130,19 +130,15 @@ fail() {
     fi
 }
 
-# run_check NAME P MCA_ARGS... [-- CHECKER_ARGS...]: runs alltoall_check on P
-# ranks with extra mpirun arguments; leaves the log base name in $log and the
-# exit code in $rc.
+# run_check NAME P MCA_ARGS...: runs alltoall_check on P ranks with extra
+# mpirun arguments; leaves the log base name in $log and the exit code in $rc.
 run_check() {
     local name=$1 p=$2; shift 2
     run_no=$((run_no + 1))
     log=$logdir/$(printf '%02d' "$run_no")-${name//[^A-Za-z0-9=_.-]/_}
-    local pin extra=() checker_args=()
-    # MCA arguments, then "--" and alltoall_check's own, if any.
-    while (($#)) && [[ $1 != -- ]]; do extra+=("$1"); shift; done
-    (($#)) && shift && checker_args=("$@")
+    local pin
     tuned_pin "$p"
-    local cmd=("$MPIRUN" "${mpirun_args[@]}" "${extra[@]}" "${pin[@]}" -np "$p" "$checker" "${checker_args[@]}")
+    local cmd=("$MPIRUN" "${mpirun_args[@]}" "$@" "${pin[@]}" -np "$p" "$checker")
     echo "${cmd[*]}" >"$log.cmd"
     rc=0
     # mpirun's own --timeout kills every process of the job; the outer timeout
@@ -194,10 +190,8 @@ expected_comm_lines() {
     echo "$n"
 }
 
-# check_verbose NAME MAP ALGORITHM [CLUSTERS] [LINES]: the verbose lines of
-# one run (CLUSTERS: how many the cluster map makes; LINES: how many
-# communicators of more than one rank the run uses, by default all of
-# alltoall_check's).
+# check_verbose NAME MAP ALGORITHM [CLUSTERS]: the verbose lines of one run
+# (CLUSTERS: how many the cluster map makes of the map's nodes).
 check_verbose() {
     local name=$1 map=$2 alg=$3 clusters=${4:-1} p nodes lines world want shape
     p=$(map_size "$map")
@@ -225,8 +219,8 @@ check_verbose() {
     elif [[ -n $dups ]]; then
         # Each communicator prints once (alltoall_check names them all apart).
         fail "$name" "more than one verbose line for: $dups" "$log"
-    elif ((count != ${5:-$(expected_comm_lines "$p")})); then
-        fail "$name" "$count verbose lines, expected ${5:-$(expected_comm_lines "$p")} (one per communicator of size > 1)" "$log"
+    elif ((count != $(expected_comm_lines "$p"))); then
+        fail "$name" "$count verbose lines, expected $(expected_comm_lines "$p") (one per communicator of size > 1)" "$log"
     else
         pass "$name (${world##*: })"
     fi
@@ -287,8 +281,8 @@ for bad in "${BAD_VALUES[@]}"; do
 done
 
 # Two clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, by name,
-# with a window, and picked by auto. The map counts each communicator's own
-# nodes, so these runs keep to MPI_COMM_WORLD and its dup, which it fits.
+# with a window, and picked by auto. With a node map the cluster map counts
+# its nodes, so split communicators inherit their members' clusters too.
 readonly CLUSTER_CASES=("1,1,1,1,1,1,1|3,4" "2,2,1,1,1|2,3" "3,1,2|2,1")
 for case in "${CLUSTER_CASES[@]}"; do
     IFS='|' read -r map clusters <<<"$case"
@@ -300,7 +294,7 @@ for case in "${CLUSTER_CASES[@]}"; do
         name="map=$map clusters=$clusters p=$p alg=$alg window=$window"
         run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
             --mca coll_hier_cluster_map "$clusters" --mca coll_hier_window "$window" \
-            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- --comms world,dup
+            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
         check_result "$name: results"
         if [[ $alg == fallback ]]; then
             reference_checksum[$p/clusters]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
@@ -308,12 +302,12 @@ for case in "${CLUSTER_CASES[@]}"; do
             check_checksum "$name: checksum" "$p/clusters"
         fi
         [[ $alg == auto ]] && alg=lg
-        ((plain)) || check_verbose "$name: verbose" "$map" "$alg" 2 2
+        ((plain)) || check_verbose "$name: verbose" "$map" "$alg" 2
     done
 done
 name="bad value: cluster map 3,5 over 7 nodes"
 run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
-    --mca coll_hier_cluster_map 3,5 -- --comms world,dup
+    --mca coll_hier_cluster_map 3,5
 check_result "$name: results"
 check_checksum "$name: checksum" "7/clusters"
 ((plain)) || check_error_line "$name: error line" coll_hier_cluster_map

@@ -59,7 +59,7 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
 {
     const int node_of_rank[] = {0, 0, 0, 1, 1, 2};
     char error[256];
-    hier_comm_t *comm = hier_comm_create(6, 4, node_of_rank, nullptr, error, sizeof error);
+    hier_comm_t *comm = hier_comm_create(6, 4, node_of_rank, nullptr, nullptr, error, sizeof error);
     ASSERT_NE(comm, nullptr);
     EXPECT_EQ(hier_comm_node_count(comm), 3);
     int chosen = -1;
@@ -81,7 +81,7 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
 {
     const int node_of_rank[] = {7, 7, 3, 9, 3, 5};  // nodes, in order: 7, 3, 9, 5
     char error[256];
-    hier_comm_t *comm = hier_comm_create(6, 0, node_of_rank, "1,3", error, sizeof error);
+    hier_comm_t *comm = hier_comm_create(6, 0, node_of_rank, nullptr, "1,3", error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
     EXPECT_EQ(hier_comm_cluster_count(comm), 2);
     int chosen = -1;
@@ -90,10 +90,23 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg");
     hier_comm_destroy(comm);
 
-    EXPECT_EQ(hier_comm_create(6, 0, node_of_rank, "2,3", error, sizeof error), nullptr);
+    EXPECT_EQ(hier_comm_create(6, 0, node_of_rank, nullptr, "2,3", error, sizeof error), nullptr);
     EXPECT_NE(std::strstr(error, "coll_hier_cluster_map \"2,3\" covers 5 nodes but there are 4"), nullptr) << error;
-    EXPECT_EQ(hier_comm_create(6, 0, node_of_rank, "a", error, sizeof error), nullptr);
+    EXPECT_EQ(hier_comm_create(6, 0, node_of_rank, nullptr, "a", error, sizeof error), nullptr);
     EXPECT_NE(std::strstr(error, "expected cluster sizes in nodes"), nullptr) << error;
+
+    // Clusters given per rank (a node map's, inherited) win over the map.
+    const int cluster_of_rank[] = {4, 4, 8, 8, 8, 8};
+    comm = hier_comm_create(6, 0, node_of_rank, cluster_of_rank, "a", error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    EXPECT_EQ(hier_comm_cluster_count(comm), 2);
+    hier_comm_destroy(comm);
+
+    int clusters[4];
+    EXPECT_EQ(hier_parse_cluster_map("3,1", 4, clusters, error, sizeof error), 0);
+    EXPECT_EQ(clusters[2], 0);
+    EXPECT_EQ(clusters[3], 1);
+    EXPECT_EQ(hier_parse_cluster_map("3,2", 4, clusters, error, sizeof error), -1);
 }
 
 TEST(CApi, ParseNodeMapWritesOneLine)

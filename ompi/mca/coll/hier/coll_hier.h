@@ -59,9 +59,11 @@ typedef struct mca_coll_hier_component_t {
     int selection_priority;
     /* hier is the only component in the coll list: collectives lack a provider. */
     bool listed_alone;
-    /* The user's node map, parsed once per process: this process's node. */
+    /* The user's node map (with the cluster map, if any, over its nodes),
+     * parsed once per process: this process's node and cluster. */
     int node_map_state;
     int node_map_node;
+    int node_map_cluster;
 } mca_coll_hier_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;

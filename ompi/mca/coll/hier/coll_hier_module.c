@@ -69,28 +69,42 @@ static bool hier_node_map_given(void)
 }
 
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
- * process and keeps this process's node. An invalid map is reported once, by
- * world rank 0, and makes every communicator fall back. */
+ * process and keeps this process's node; and coll_hier_cluster_map, if set,
+ * over the node map's nodes, so that every communicator inherits clusters as
+ * it inherits nodes. An invalid map is reported once, by world rank 0, and
+ * makes every communicator fall back. */
 static void hier_parse_node_map_once(void)
 {
     mca_coll_hier_component_t *c = &mca_coll_hier_component;
     struct ompi_communicator_t *world = &ompi_mpi_comm_world.comm;
+    const int size = ompi_comm_size(world);
     char error[MCA_COLL_HIER_LINE_MAX] = "coll_hier_node_map: out of memory";
-    int *nodes;
+    int *nodes, *clusters = NULL;
+    bool valid;
 
     if (HIER_NODE_MAP_UNPARSED != c->node_map_state) {
         return;
     }
-    nodes = malloc(ompi_comm_size(world) * sizeof(*nodes));
-    c->node_map_state = HIER_NODE_MAP_INVALID;
-    if (NULL != nodes &&
-        0 == hier_parse_node_map(c->node_map, ompi_comm_size(world), nodes, error, sizeof(error))) {
-        c->node_map_state = HIER_NODE_MAP_VALID;
+    nodes = malloc(size * sizeof(*nodes));
+    valid = NULL != nodes && 0 == hier_parse_node_map(c->node_map, size, nodes, error, sizeof(error));
+    if (valid) {
+        /* Nodes are numbered 0, 1, ... in rank order: the last rank's is the largest. */
+        const int node_count = nodes[size - 1] + 1;
         c->node_map_node = nodes[ompi_comm_rank(world)];
-    } else if (0 == ompi_comm_rank(world)) {
+        c->node_map_cluster = 0;
+        if (NULL != c->cluster_map && '\0' != c->cluster_map[0]) {
+            clusters = malloc(node_count * sizeof(*clusters));
+            valid = NULL != clusters &&
+                    0 == hier_parse_cluster_map(c->cluster_map, node_count, clusters, error, sizeof(error));
+            c->node_map_cluster = valid ? clusters[c->node_map_node] : 0;
+        }
+    }
+    c->node_map_state = valid ? HIER_NODE_MAP_VALID : HIER_NODE_MAP_INVALID;
+    if (!valid && 0 == ompi_comm_rank(world)) {
         fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
         fflush(stderr);
     }
+    free(clusters);
     free(nodes);
 }
 
@@ -184,16 +198,17 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
     return rank;
 }
 
-/* The core's view of comm from every rank's node and coll_hier_cluster_map.
- * A cluster map that does not fit is reported once per process, by rank 0 of
- * the first communicator it does not fit, and that communicator falls back. */
+/* The core's view of comm from every rank's node and cluster (NULL: from
+ * coll_hier_cluster_map over comm's own nodes). A cluster map that does not
+ * fit is reported once per process, by rank 0 of the first communicator it
+ * does not fit, and that communicator falls back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *nodes, const char **why)
+                                const int *nodes, const int *clusters, const char **why)
 {
     static bool cluster_map_reported = false;
     char error[MCA_COLL_HIER_LINE_MAX];
 
-    module->topology = hier_comm_create(ompi_comm_size(comm), ompi_comm_rank(comm), nodes,
+    module->topology = hier_comm_create(ompi_comm_size(comm), ompi_comm_rank(comm), nodes, clusters,
                                         mca_coll_hier_component.cluster_map, error, sizeof(error));
     if (NULL != module->topology) {
         return OMPI_SUCCESS;
@@ -212,40 +227,53 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     return OMPI_ERROR;
 }
 
-/* Every rank's node, with one allgather through the previous module (never
- * hier's own), and the core's communicator built from them. On failure,
- * *why says why. */
+/* Every rank's node and cluster, with one allgather through the previous
+ * module (never hier's own), and the core's communicator built from them.
+ * On failure, *why says why. */
 static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const char **why)
 {
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const int size = ompi_comm_size(comm);
-    int my_node, rc, *nodes;
+    int mine[2], rc, *pairs, *nodes;    /* mine: {node, cluster} */
 
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
-        if (HIER_NODE_MAP_VALID != mca_coll_hier_component.node_map_state) {
-            *why = "invalid coll_hier_node_map";
+        if (HIER_NODE_MAP_VALID != c->node_map_state) {
+            *why = "invalid coll_hier_node_map or coll_hier_cluster_map";
             return OMPI_ERROR;
         }
-        my_node = mca_coll_hier_component.node_map_node;
+        mine[0] = c->node_map_node;
+        mine[1] = c->node_map_cluster;
     } else {
-        my_node = hier_node_leader(comm);
+        mine[0] = hier_node_leader(comm);
+        mine[1] = 0;
     }
     if (NULL == module->previous.allgather) {
         *why = "no allgather to gather the topology with";
         return OMPI_ERROR;
     }
-    nodes = malloc(size * sizeof(*nodes));
-    if (NULL == nodes) {
+    pairs = malloc(2 * size * sizeof(*pairs));
+    nodes = malloc(2 * size * sizeof(*nodes));
+    if (NULL == pairs || NULL == nodes) {
+        free(pairs);
+        free(nodes);
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = module->previous.allgather(&my_node, 1, MPI_INT, nodes, 1, MPI_INT, comm,
+    rc = module->previous.allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, comm,
                                     module->previous.allgather_module);
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
-        rc = hier_create_topology(module, comm, nodes, why);
+        int *clusters = nodes + size;
+        for (int i = 0; i < size; ++i) {
+            nodes[i] = pairs[2 * i];
+            clusters[i] = pairs[2 * i + 1];
+        }
+        /* With a node map, clusters are the job's; else the map applies to comm's nodes. */
+        rc = hier_create_topology(module, comm, nodes, hier_node_map_given() ? clusters : NULL, why);
     }
+    free(pairs);
     free(nodes);
     return rc;
 }

@@ -75,20 +75,58 @@ int hier_parse_node_map(const char *text, int size, int *node_of_rank, char *err
     }
 }
 
-hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const char *cluster_map,
-                              char *err, size_t errlen)
+int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node, char *err, size_t errlen)
+{
+    try {
+        std::string error;
+        const std::vector<int> clusters = hier::parse_cluster_map(text ? text : "", node_count, &error);
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return -1;
+        }
+        std::copy(clusters.begin(), clusters.end(), cluster_of_node);
+        return 0;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_cluster_map: out of memory");
+        return -1;
+    }
+}
+
+namespace {
+
+// The cluster of each node of topology (numbered as it numbers them), from
+// a cluster per rank or from the map; empty and *error set if the map does
+// not fit.
+std::vector<int> clusters_of_nodes(const hier::Topology &topology, const int *cluster_of_rank,
+                                   const char *cluster_map, std::string *error)
+{
+    if (cluster_of_rank) {
+        std::vector<int> clusters(topology.node_count());
+        for (int rank = 0; rank < topology.size(); ++rank) {
+            clusters[topology.node_of(rank)] = cluster_of_rank[rank];
+        }
+        return clusters;
+    }
+    if (cluster_map && *cluster_map) {
+        return hier::parse_cluster_map(cluster_map, topology.node_count(), error);
+    }
+    return {};
+}
+
+} // namespace
+
+hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
+                              const char *cluster_map, char *err, size_t errlen)
 {
     write_line(err, errlen, "");
     try {
         const std::vector<int> nodes(node_of_rank, node_of_rank + size);
-        std::vector<int> cluster_of_node;
-        if (cluster_map && *cluster_map) {
-            std::string error;
-            cluster_of_node = hier::parse_cluster_map(cluster_map, hier::Topology(nodes).node_count(), &error);
-            if (!error.empty()) {
-                write_line(err, errlen, error);
-                return nullptr;
-            }
+        std::string error;
+        const std::vector<int> cluster_of_node =
+            clusters_of_nodes(hier::Topology(nodes), cluster_of_rank, cluster_map, &error);
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return nullptr;
         }
         return new hier_comm{hier::Topology(nodes, cluster_of_node), rank, {}};
     } catch (...) {  // no C++ exception may reach the C glue

@@ -63,17 +63,25 @@ const char *hier_op_name(hier_op_t op);
 int hier_parse_node_map(const char *text, int size, int *node_of_rank,
                         char *err, size_t errlen);
 
+/* Parses a cluster map, "3,6": cluster sizes in nodes, for node_count nodes
+ * numbered in order. Fills cluster_of_node[0..node_count) and returns 0; on
+ * error writes one line (no newline) to err and returns -1. */
+int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
+                           char *err, size_t errlen);
+
 /* Per-communicator state: the topology and the schedule cache. node_of_rank[i]
- * is any integer naming the node of rank i (equal values = same node).
- * cluster_map (NULL or "" for one cluster) is coll_hier_cluster_map: cluster
- * sizes in nodes, "3,6", for the nodes in the order of their lowest rank. On
- * a map that does not parse or fit, returns NULL and writes one line (no
- * newline) to err; NULL with err empty means out of memory. */
+ * is any integer naming the node of rank i (equal values = same node). The
+ * clusters come from cluster_of_rank (any integer naming rank i's cluster)
+ * when it is not NULL, else from cluster_map (NULL or "" for one cluster),
+ * coll_hier_cluster_map applied to this communicator's nodes in the order of
+ * their lowest rank. On a map that does not parse or fit, returns NULL and
+ * writes one line (no newline) to err; NULL with err empty means out of
+ * memory. */
 typedef struct hier_comm hier_comm_t;
 typedef struct hier_schedule hier_schedule_t;
 
-hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const char *cluster_map,
-                              char *err, size_t errlen);
+hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
+                              const char *cluster_map, char *err, size_t errlen);
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
