@@ -25,6 +25,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$top/contrib/cluster/hier-cluster
 bench=$top/contrib/bench/hier_bench
+source "$top/contrib/mpirun-local.sh"
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
@@ -54,8 +55,7 @@ slots=$("$cluster" hostfile | awk '{sub("slots=", "", $2); n += $2} END {print n
 # A component built in this tree wins over an installed one.
 component_path=()
 if [ -e "$top/ompi/mca/coll/hier/.libs/mca_coll_hier.so" ]; then
-    pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
-    component_path=(--mca mca_base_component_path "$top/ompi/mca/coll/hier/.libs:$pkglibdir")
+    component_path=(--mca mca_base_component_path "$top/ompi/mca/coll/hier/.libs:$(hier_pkglibdir)")
 fi
 
 # A scenario's clusters (nodes per cluster, in node order) are what

@@ -33,6 +33,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 cluster=$repo/contrib/cluster/hier-cluster
+# shellcheck source=../../contrib/mpirun-local.sh
+source "$repo/contrib/mpirun-local.sh"   # hier_pkglibdir
 
 quick=0 logdir="" timeout_s=120
 usage() { sed -n '/^# usage:/,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
@@ -158,7 +160,7 @@ test_uneven_smp() {
         fail "uneven-smp: alltoall_check with coll/hier" "no $component_dir/mca_coll_hier.so (build the tree: make)"
     else
         local pkglibdir placement log
-        pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+        pkglibdir=$(hier_pkglibdir)
         # shellcheck disable=SC2054  # commas in the coll list
         local hier_args=(--mca mca_base_component_path "$component_dir:$pkglibdir"
                          --mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1)

@@ -81,8 +81,9 @@ if [[ -n ${HIER_COMPONENT_DIR:-} ]] && ((!plain)); then
         echo "run_mpi_tests.sh: no mca_coll_hier.so in HIER_COMPONENT_DIR=$HIER_COMPONENT_DIR" >&2
         exit 2
     fi
-    pkglibdir=$(ompi_info --path pkglibdir | awk '{print $NF}')
-    mpirun_args+=(--mca mca_base_component_path "$HIER_COMPONENT_DIR:$pkglibdir")
+    # shellcheck source=../../contrib/mpirun-local.sh
+    source "$(dirname "$0")/../../contrib/mpirun-local.sh"   # hier_pkglibdir
+    mpirun_args+=(--mca mca_base_component_path "$HIER_COMPONENT_DIR:$(hier_pkglibdir)")
 fi
 
 # Open MPI before 4.1.5 has a modified-Bruck alltoall (tuned algorithm 3) that

@@ -34,6 +34,26 @@ void write_line(char *out, size_t len, const std::string &text)
     }
 }
 
+// Runs one of the core's map parsers for the C ABI: fills out[0..total), or
+// writes its one-line error and returns -1.
+int parse_into(std::vector<int> (*parse)(const std::string &, int, std::string *), const char *parameter,
+               const char *text, int total, int *out, char *err, size_t errlen)
+{
+    try {
+        std::string error;
+        const std::vector<int> groups = parse(text ? text : "", total, &error);
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return -1;
+        }
+        std::copy(groups.begin(), groups.end(), out);
+        return 0;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, std::string(parameter) + ": out of memory");
+        return -1;
+    }
+}
+
 } // namespace
 
 extern "C" {
@@ -60,36 +80,13 @@ const char *hier_op_name(hier_op_t op)
 
 int hier_parse_node_map(const char *text, int size, int *node_of_rank, char *err, size_t errlen)
 {
-    try {
-        std::string error;
-        const std::vector<int> nodes = hier::parse_node_map(text ? text : "", size, &error);
-        if (!error.empty()) {
-            write_line(err, errlen, error);
-            return -1;
-        }
-        std::copy(nodes.begin(), nodes.end(), node_of_rank);
-        return 0;
-    } catch (...) {  // no C++ exception may reach the C glue
-        write_line(err, errlen, "coll_hier_node_map: out of memory");
-        return -1;
-    }
+    return parse_into(hier::parse_node_map, "coll_hier_node_map", text, size, node_of_rank, err, errlen);
 }
 
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node, char *err, size_t errlen)
 {
-    try {
-        std::string error;
-        const std::vector<int> clusters = hier::parse_cluster_map(text ? text : "", node_count, &error);
-        if (!error.empty()) {
-            write_line(err, errlen, error);
-            return -1;
-        }
-        std::copy(clusters.begin(), clusters.end(), cluster_of_node);
-        return 0;
-    } catch (...) {  // no C++ exception may reach the C glue
-        write_line(err, errlen, "coll_hier_cluster_map: out of memory");
-        return -1;
-    }
+    return parse_into(hier::parse_cluster_map, "coll_hier_cluster_map", text, node_count, cluster_of_node, err,
+                      errlen);
 }
 
 namespace {
