@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "memory_transport.h"
+#include "registry.h"
 
 namespace hier::test {
 
@@ -19,45 +20,92 @@ std::vector<Schedule> build_all(Builder builder, const Topology &topology, int r
 
 namespace {
 
-// The byte a rank sends at offset `offset` of its message to `dest`: any
+// Byte `offset` of the block that `source` contributes for `dest` (for the
+// rootless collectives that send one block to all, dest is -1): any
 // misplaced block or byte shows.
 uint8_t pattern(int source, int dest, size_t offset)
 {
     return static_cast<uint8_t>(source * 131 + dest * 31 + offset * 7 + 1);
 }
 
+// What each rank sends, and what each RECV block must hold after op: the
+// source block of a (rank, block) pair, or the sum of all for allreduce.
+struct Expectation {
+    hier_op_t op;
+    int size;
+    int root;
+
+    size_t send_blocks(int rank) const { return contract_for(op, size, root).send_blocks(rank); }
+    size_t recv_blocks(int rank) const { return contract_for(op, size, root).recv_blocks(rank); }
+    // The byte at `offset` of SEND block `block` of `rank`.
+    uint8_t sent(int rank, size_t block, size_t offset) const
+    {
+        const bool one_block_for_all = op == HIER_OP_GATHER || op == HIER_OP_ALLGATHER || op == HIER_OP_ALLREDUCE;
+        return pattern(rank, one_block_for_all ? -1 : int(block), offset);
+    }
+    // The byte at `offset` that RECV block `block` of `rank` must hold.
+    uint8_t received(int rank, size_t block, size_t offset) const
+    {
+        switch (op) {
+        case HIER_OP_ALLTOALL: return sent(int(block), size_t(rank), offset);
+        case HIER_OP_SCATTER: return sent(root, size_t(rank), offset);
+        case HIER_OP_GATHER:
+        case HIER_OP_ALLGATHER: return sent(int(block), 0, offset);
+        case HIER_OP_ALLREDUCE: {
+            uint8_t sum = 0;
+            for (int source = 0; source < size; ++source) {
+                sum = static_cast<uint8_t>(sum + sent(source, 0, offset));
+            }
+            return sum;
+        }
+        case HIER_OP_BARRIER:
+        case HIER_OP_COUNT: break;
+        }
+        return 0;
+    }
+};
+
 } // namespace
 
-std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
-                               size_t block_bytes, int window)
+std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root,
+                      size_t block_bytes, int window)
 {
     const int p = topology.size();
+    const Expectation expect{op, p, root};
+    if (op == HIER_OP_BARRIER) {
+        block_bytes = 0;
+    }
     MemoryWorld world(p, block_bytes);
     for (int rank = 0; rank < p; ++rank) {
         auto &send = world.buffer(rank, HIER_BUF_SEND);
-        send.resize(size_t(p) * block_bytes);
-        for (int dest = 0; dest < p; ++dest) {
+        send.resize(expect.send_blocks(rank) * block_bytes);
+        for (size_t block = 0; block < expect.send_blocks(rank); ++block) {
             for (size_t offset = 0; offset < block_bytes; ++offset) {
-                send[dest * block_bytes + offset] = pattern(rank, dest, offset);
+                send[block * block_bytes + offset] = expect.sent(rank, block, offset);
             }
         }
-        world.buffer(rank, HIER_BUF_RECV).assign(size_t(p) * block_bytes, 0xEE);
+        world.buffer(rank, HIER_BUF_RECV).assign(expect.recv_blocks(rank) * block_bytes, 0xEE);
     }
     if (std::string error = world.run(schedules, window); !error.empty()) {
         return error;
     }
     for (int rank = 0; rank < p; ++rank) {
         const auto &recv = world.buffer(rank, HIER_BUF_RECV);
-        for (int source = 0; source < p; ++source) {
+        for (size_t block = 0; block < expect.recv_blocks(rank); ++block) {
             for (size_t offset = 0; offset < block_bytes; ++offset) {
-                if (recv[source * block_bytes + offset] != pattern(source, rank, offset)) {
-                    return "rank " + std::to_string(rank) + " has a wrong byte " + std::to_string(offset) +
-                           " in the block from rank " + std::to_string(source);
+                if (recv[block * block_bytes + offset] != expect.received(rank, block, offset)) {
+                    return std::string(op_name(op)) + ": rank " + std::to_string(rank) + " has a wrong byte " +
+                           std::to_string(offset) + " in RECV block " + std::to_string(block);
                 }
             }
         }
     }
     return {};
+}
+
+SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root)
+{
+    return simulate(topology, schedules, contract_for(op, topology.size(), root));
 }
 
 std::vector<std::vector<int>> node_size_multisets(int max_nodes, int max_size)

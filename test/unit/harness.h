@@ -17,11 +17,23 @@ using Builder = Schedule (*)(const Topology &, int rank, int root);
 
 std::vector<Schedule> build_all(Builder builder, const Topology &topology, int root = -1);
 
-// Runs an alltoall of block_bytes-byte blocks through the in-memory transport
-// with the executor's window and checks every byte of every receive buffer.
-// Returns "" or the first error.
-std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
-                               size_t block_bytes = 3, int window = 1);
+// Runs collective op (root for scatter and gather) with block_bytes-byte
+// blocks through the in-memory transport with the executor's window, and
+// checks every byte of every receive buffer against what the collective
+// must deliver (for allreduce: the bytewise sum modulo 256 of every rank's
+// vector, the in-memory reduction). Returns "" or the first error.
+std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules,
+                      int root = -1, size_t block_bytes = 3, int window = 1);
+
+inline std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
+                                      size_t block_bytes = 3, int window = 1)
+{
+    return run_bytes(HIER_OP_ALLTOALL, topology, schedules, -1, block_bytes, window);
+}
+
+// Simulates every rank's schedule against op's contract.
+SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules,
+                             int root = -1);
 
 // The windows the byte checks run with: strict rounds, a small window, and
 // one wider than any schedule here.

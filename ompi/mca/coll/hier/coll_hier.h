@@ -26,8 +26,12 @@ BEGIN_C_DECLS
  * coll_hier_<name>.c.
  */
 #define MCA_COLL_HIER_COLLECTIVES(X)                                     \
-    X(allgather, NULL) /* gathers the topology, never hier's own */      \
-    X(alltoall, mca_coll_hier_alltoall)
+    X(allgather, mca_coll_hier_allgather) /* also gathers the topology */ \
+    X(allreduce, mca_coll_hier_allreduce)                                \
+    X(alltoall, mca_coll_hier_alltoall)                                  \
+    X(barrier, mca_coll_hier_barrier)                                    \
+    X(gather, mca_coll_hier_gather)                                      \
+    X(scatter, mca_coll_hier_scatter)
 
 #define MCA_COLL_HIER_PREVIOUS_FIELDS(name, hier_fn)                     \
     mca_coll_base_module_##name##_fn_t name;                             \
@@ -113,27 +117,50 @@ int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threa
 mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *comm,
                                                  int *priority);
 /* The schedule to run for one call, or NULL for the fallback. Gathers the
- * topology at the first call and prints the verbose line. */
+ * topology at the first call and prints the verbose line. unsupported is
+ * NULL, or why hier cannot take this call whatever the algorithm (the same
+ * on every rank), which makes it fall back. */
 const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
                                             struct ompi_communicator_t *comm,
-                                            hier_op_t op, int root, size_t block_bytes);
+                                            hier_op_t op, int root, size_t block_bytes,
+                                            const char *unsupported);
 
-/* coll_hier_alltoall.c */
+/* coll_hier_<op>.c: the collectives hier replaces */
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                          void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                         void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_hier_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                            mca_coll_base_module_t *module);
+int mca_coll_hier_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
 /* coll_hier_transport.c */
 void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size_t count,
                           struct ompi_datatype_t *dtype);
+/* Block `block` of a layout, as a layout: for MPI_IN_PLACE, where one
+ * buffer's block lives inside another buffer. */
+void mca_coll_hier_layout_at(mca_coll_hier_layout_t *layout, const mca_coll_hier_layout_t *of,
+                             size_t block);
 /* Lays out blocks of count dtype elements in module-owned memory
  * (module->tmp or module->in_place, grown when too small). */
 int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t count,
                           struct ompi_datatype_t *dtype, mca_coll_hier_layout_t *layout);
-/* Runs schedule over the PML on tag, with buffers[HIER_BUF_SEND..TMP]. */
+/* Lays out the schedule's TMP blocks like `like` in module->tmp, then runs
+ * the schedule over the PML on tag, with buffers[HIER_BUF_SEND..RECV] and
+ * the reduction op (NULL for collectives that do not reduce). */
 int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                           int tag, const hier_schedule_t *schedule,
-                          const mca_coll_hier_layout_t buffers[3]);
+                          mca_coll_hier_layout_t buffers[3], const mca_coll_hier_layout_t *like,
+                          struct ompi_op_t *op);
 void mca_coll_hier_transport_release(mca_coll_hier_module_t *module);
 
 END_C_DECLS

@@ -40,7 +40,7 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
     if (0 == type_size * (size_t) rcount) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLTOALL, -1, type_size * (size_t) rcount);
+    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLTOALL, -1, type_size * (size_t) rcount, NULL);
     if (NULL == schedule) {
         return module->previous.alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                                          module->previous.alltoall_module);
@@ -53,14 +53,10 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
         mca_coll_hier_layout(&buffers[HIER_BUF_SEND], sbuf, (size_t) scount, sdtype);
         rc = OMPI_SUCCESS;
     }
-    if (OMPI_SUCCESS == rc) {
-        /* TMP blocks are laid out like the receive buffer's. */
-        rc = mca_coll_hier_scratch(&module->tmp, &module->tmp_size,
-                                   hier_schedule_tmp_blocks(schedule), (size_t) rcount, rdtype,
-                                   &buffers[HIER_BUF_TMP]);
-    }
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return mca_coll_hier_execute(module, comm, MCA_COLL_BASE_TAG_ALLTOALL, schedule, buffers);
+    /* TMP blocks are laid out like the receive buffer's. */
+    return mca_coll_hier_execute(module, comm, MCA_COLL_BASE_TAG_ALLTOALL, schedule, buffers,
+                                 &buffers[HIER_BUF_RECV], NULL);
 }

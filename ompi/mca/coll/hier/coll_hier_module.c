@@ -313,7 +313,8 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
 
 const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
                                             struct ompi_communicator_t *comm,
-                                            hier_op_t op, int root, size_t block_bytes)
+                                            hier_op_t op, int root, size_t block_bytes,
+                                            const char *unsupported)
 {
     const hier_schedule_t *schedule = NULL;
     char reason[MCA_COLL_HIER_LINE_MAX] = "";
@@ -324,7 +325,9 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
             OMPI_SUCCESS == hier_gather_topology(module, comm, &module->topology_error)
                 ? HIER_TOPOLOGY_READY : HIER_TOPOLOGY_FAILED;
     }
-    if (HIER_TOPOLOGY_READY == module->topology_state) {
+    if (NULL != unsupported) {
+        snprintf(reason, sizeof(reason), "%s", unsupported);
+    } else if (HIER_TOPOLOGY_READY == module->topology_state) {
         schedule = hier_comm_select(module->topology, op, mca_coll_hier_component.algorithm[op],
                                     root, block_bytes, &chosen, reason, sizeof(reason));
     } else {

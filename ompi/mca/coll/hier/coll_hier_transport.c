@@ -13,6 +13,7 @@
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"
+#include "ompi/op/op.h"
 #include "ompi/mca/pml/base/pml_base_request.h"
 
 /* One call's view, lent to the core as the transport's context. */
@@ -21,6 +22,7 @@ typedef struct hier_call_t {
     struct ompi_communicator_t *comm;
     int tag;
     const mca_coll_hier_layout_t *buffers;    /* indexed by hier_buffer_t */
+    struct ompi_op_t *op;                     /* the reduction, or NULL */
 } hier_call_t;
 
 void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size_t count,
@@ -30,6 +32,18 @@ void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size
     layout->count = count;
     layout->dtype = dtype;
     ompi_datatype_type_extent(dtype, &layout->extent);
+}
+
+static char *hier_block(const mca_coll_hier_layout_t *layout, size_t block)
+{
+    return layout->base + (ptrdiff_t) (block * layout->count) * layout->extent;
+}
+
+void mca_coll_hier_layout_at(mca_coll_hier_layout_t *layout, const mca_coll_hier_layout_t *of,
+                             size_t block)
+{
+    *layout = *of;
+    layout->base = hier_block(of, block);
 }
 
 int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t count,
@@ -50,11 +64,6 @@ int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t cou
     }
     mca_coll_hier_layout(layout, (char *) *buffer - gap, count, dtype);
     return OMPI_SUCCESS;
-}
-
-static char *hier_block(const mca_coll_hier_layout_t *layout, size_t block)
-{
-    return layout->base + (ptrdiff_t) (block * layout->count) * layout->extent;
 }
 
 /* A free slot at the end of the module's request array. The requests in
@@ -173,16 +182,22 @@ static int hier_complete(void *ctx, size_t count, int blocking, int *done)
 }
 
 /* ompi_datatype_sndrcv converts between the send and receive datatypes (same
- * signature, any layout); it counts in int, so large regions go in pieces. */
+ * signature, any layout); it counts in int, so large regions go in pieces.
+ * A copy onto itself (MPI_IN_PLACE: the block is where it belongs already)
+ * does nothing. */
 static int hier_copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                      size_t dst_first, size_t count)
 {
     const hier_call_t *call = ctx;
     const mca_coll_hier_layout_t *from = &call->buffers[src], *to = &call->buffers[dst];
     const size_t widest = from->count > to->count ? from->count : to->count;
-    const size_t piece = INT_MAX / widest;
+    const size_t piece = 0 == widest ? count : INT_MAX / widest;
     int rc = OMPI_SUCCESS;
 
+    if (hier_block(from, src_first) == hier_block(to, dst_first) && from->dtype == to->dtype &&
+        from->count == to->count) {
+        return OMPI_SUCCESS;
+    }
     for (size_t done = 0; done < count && OMPI_SUCCESS == rc; done += piece) {
         const size_t n = count - done < piece ? count - done : piece;
         rc = ompi_datatype_sndrcv(hier_block(from, src_first + done), (int32_t) (n * from->count),
@@ -192,14 +207,42 @@ static int hier_copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer
     return rc;
 }
 
+/* dst = src (op) dst with the call's operation and the destination's
+ * datatype (a reduction's buffers share one). ompi_op_reduce counts in int. */
+static int hier_reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
+                       size_t dst_first, size_t count)
+{
+    const hier_call_t *call = ctx;
+    const mca_coll_hier_layout_t *from = &call->buffers[src], *to = &call->buffers[dst];
+    const size_t elements = count * to->count;
+    const size_t piece = INT_MAX;
+
+    if (NULL == call->op) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    for (size_t done = 0; done < elements; done += piece) {
+        const size_t n = elements - done < piece ? elements - done : piece;
+        ompi_op_reduce(call->op, hier_block(from, src_first) + (ptrdiff_t) done * from->extent,
+                       hier_block(to, dst_first) + (ptrdiff_t) done * to->extent, (int) n, to->dtype);
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                           int tag, const hier_schedule_t *schedule,
-                          const mca_coll_hier_layout_t buffers[3])
+                          mca_coll_hier_layout_t buffers[3], const mca_coll_hier_layout_t *like,
+                          struct ompi_op_t *op)
 {
-    hier_call_t call = {module, comm, tag, buffers};
+    hier_call_t call = {module, comm, tag, buffers, op};
     const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
-                                        hier_copy};
-    const int rc = hier_execute(schedule, &transport, mca_coll_hier_component.window);
+                                        hier_copy, hier_reduce};
+    int rc = mca_coll_hier_scratch(&module->tmp, &module->tmp_size, hier_schedule_tmp_blocks(schedule),
+                                   like->count, like->dtype, &buffers[HIER_BUF_TMP]);
+
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    rc = hier_execute(schedule, &transport, mca_coll_hier_component.window);
 
     /* A failed post leaves the requests posted before it. */
     return OMPI_SUCCESS == rc ? rc : hier_drop_requests(module, rc);

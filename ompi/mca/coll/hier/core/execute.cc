@@ -34,9 +34,10 @@ int Execution::finish(const Round &round)
     const size_t count = schedule_.op_count(round);
     for (size_t i = 0; i < count; ++i) {
         const Op &op = ops[i];
-        if (op.kind == OpKind::Copy) {
-            if (int rc = transport_.copy(transport_.ctx, op.from.buffer, op.from.first, op.to.buffer,
-                                         op.to.first, op.from.count)) {
+        if (op.kind == OpKind::Copy || op.kind == OpKind::Reduce) {
+            const auto apply = op.kind == OpKind::Copy ? transport_.copy : transport_.reduce;
+            if (int rc = apply(transport_.ctx, op.from.buffer, op.from.first, op.to.buffer, op.to.first,
+                               op.from.count)) {
                 return rc;
             }
         }

@@ -1,10 +1,11 @@
 // The executor: runs one rank's schedule over a transport.
 //
 // Round semantics: post the receives, post the sends, complete them, then
-// run the round's copies in order. Rounds finish in order; with a window
-// w > 1 the next rounds are posted while earlier ones are in flight (at most
-// w at a time, and never before the round they depend on has finished: see
-// schedule.h), so a link does not idle while a rank waits for one exchange.
+// run the round's copies and reductions in order. Rounds finish in order;
+// with a window w > 1 the next rounds are posted while earlier ones are in
+// flight (at most w at a time, and never before the round they depend on has
+// finished: see schedule.h), so a link does not idle while a rank waits for
+// one exchange.
 // An Execution can be advanced without blocking, which is how the in-memory
 // transport runs every rank of a schedule in one thread (and how a
 // nonblocking collective would progress).

@@ -17,17 +17,30 @@ extern "C" {
 #endif
 
 /* The buffers a schedule names. Blocks are the unit of the collective (one
- * alltoall message); a region of several consecutive blocks is contiguous in
- * the user's layout, so it moves as one message. */
+ * alltoall message, one scatter piece, one reduction vector); a region of
+ * several consecutive blocks is contiguous in the user's layout, so it moves
+ * as one message. */
 typedef enum {
     HIER_BUF_SEND = 0,
     HIER_BUF_RECV = 1,
     HIER_BUF_TMP = 2
 } hier_buffer_t;
 
-/* The collectives the core builds schedules for. */
+/* The collectives the core builds schedules for, and what their buffers hold
+ * (p = communicator size; "block" = the call's count of its datatype):
+ *   alltoall   SEND p blocks, block j for rank j;  RECV p blocks, block j from rank j
+ *   scatter    root: SEND p blocks, block j for rank j;  everyone: RECV 1 block
+ *   gather     everyone: SEND 1 block;  root: RECV p blocks, block j from rank j
+ *   allgather  SEND 1 block;  RECV p blocks, block j from rank j
+ *   allreduce  SEND 1 block (the vector);  RECV 1 block: the reduction of all
+ *   barrier    no data: blocks of 0 bytes; every rank leaves after all entered */
 typedef enum {
     HIER_OP_ALLTOALL = 0,
+    HIER_OP_SCATTER,
+    HIER_OP_GATHER,
+    HIER_OP_ALLGATHER,
+    HIER_OP_ALLREDUCE,
+    HIER_OP_BARRIER,
     HIER_OP_COUNT
 } hier_op_t;
 
@@ -44,6 +57,10 @@ typedef struct hier_transport {
     int (*complete)(void *ctx, size_t count, int blocking, int *done);
     int (*copy)(void *ctx, hier_buffer_t src, size_t src_first,
                 hier_buffer_t dst, size_t dst_first, size_t count);
+    /* dst = src (op) dst, block by block, with the call's reduction
+     * operation (MPI_Reduce_local's order: src is the first operand). */
+    int (*reduce)(void *ctx, hier_buffer_t src, size_t src_first,
+                  hier_buffer_t dst, size_t dst_first, size_t count);
 } hier_transport_t;
 
 /* Algorithm ids: one registry table in the core, from which the glue derives

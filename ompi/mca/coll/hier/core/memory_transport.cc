@@ -30,7 +30,7 @@ MemoryWorld::MemoryWorld(int size, size_t block_bytes)
         Endpoint &endpoint = endpoints_[rank];
         endpoint.world = this;
         endpoint.rank = rank;
-        endpoint.transport = hier_transport_t{&endpoint, post_send, post_recv, complete, copy};
+        endpoint.transport = hier_transport_t{&endpoint, post_send, post_recv, complete, copy, reduce};
     }
 }
 
@@ -131,6 +131,21 @@ int MemoryWorld::copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffe
         return kFailed;
     }
     std::memmove(to, from, count * endpoint.world->block_bytes_);
+    return 0;
+}
+
+int MemoryWorld::reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
+                        size_t dst_first, size_t count)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    const uint8_t *from = endpoint.world->resolve(endpoint, src, src_first, count);
+    uint8_t *to = endpoint.world->resolve(endpoint, dst, dst_first, count);
+    if (!from || !to) {
+        return kFailed;
+    }
+    for (size_t i = 0; i < count * endpoint.world->block_bytes_; ++i) {
+        to[i] = static_cast<uint8_t>(to[i] + from[i]);
+    }
     return 0;
 }
 

@@ -1,9 +1,12 @@
 // The in-memory transport: every rank of a schedule inside one process.
 //
 // Messages are byte copies through FIFO channels, one per ordered pair of
-// ranks, as MPI's non-overtaking rule orders them. The ranks run round-robin
+// ranks, as MPI's non-overtaking rule orders them. The reduction is a
+// bytewise sum modulo 256: commutative and associative, and a contribution
+// counted twice or left out shows in the result. The ranks run round-robin
 // with non-blocking advances, so a schedule that would deadlock is reported,
-// not hung. Unit tests use it to check every byte of every algorithm without MPI.
+// not hung. Unit tests use it to check every byte of every algorithm without
+// MPI.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +56,8 @@ private:
     static int complete(void *ctx, size_t count, int blocking, int *done);
     static int copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                     size_t dst_first, size_t count);
+    static int reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
+                      size_t dst_first, size_t count);
 
     // The bytes of a region, or nullptr (and the endpoint's error) if it
     // lies outside its buffer.

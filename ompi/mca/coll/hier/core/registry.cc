@@ -38,7 +38,7 @@ const Algorithm kAlgorithms[] = {
      build_pairwise_alltoall, fits_any, nullptr},
 };
 
-const char *const kOpNames[HIER_OP_COUNT] = {"alltoall"};
+const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};
 
 } // namespace
 

@@ -36,6 +36,13 @@ void ScheduleBuilder::copy(uint32_t step, Region from, Region to)
     add(step, Op{OpKind::Copy, -1, from, to});
 }
 
+void ScheduleBuilder::reduce(uint32_t step, Region from, Region to)
+{
+    track_tmp(from);
+    track_tmp(to);
+    add(step, Op{OpKind::Reduce, -1, from, to});
+}
+
 void ScheduleBuilder::exchange(uint32_t step, int peer, Region from, Region to)
 {
     send(step, peer, from);
@@ -62,7 +69,7 @@ Schedule ScheduleBuilder::build()
         schedule.ops_.push_back(op);
         Round &round = schedule.rounds_.back();
         round.end_op = static_cast<uint32_t>(schedule.ops_.size());
-        round.messages += op.kind != OpKind::Copy;
+        round.messages += op.kind == OpKind::Send || op.kind == OpKind::Recv;
     }
     pending_.clear();
     derive_dependencies(schedule);

@@ -2,7 +2,7 @@
 //
 // A schedule is a list of rounds; a round is a set of operations that may
 // proceed concurrently: sends and receives of block regions, then local
-// copies. It names buffers and blocks, never bytes or datatypes, so it
+// copies and reductions, in order. It names buffers and blocks, never bytes or datatypes, so it
 // depends on the topology alone and is built once per communicator.
 //
 // Every round carries a step label: the single-port step of the algorithm in
@@ -33,13 +33,14 @@ struct Region {
     uint32_t count;  // number of blocks, contiguous in the user's layout
 };
 
-enum class OpKind : uint8_t { Send, Recv, Copy };
+// Reduce: to = from (op) to, the call's reduction operation, from first.
+enum class OpKind : uint8_t { Send, Recv, Copy, Reduce };
 
 struct Op {
     OpKind kind;
-    int peer;     // Send, Recv; -1 for Copy
-    Region from;  // Send, Copy
-    Region to;    // Recv, Copy
+    int peer;     // Send, Recv; -1 for Copy and Reduce
+    Region from;  // Send, Copy, Reduce
+    Region to;    // Recv, Copy, Reduce
 };
 
 struct Round {
@@ -80,6 +81,8 @@ public:
     void send(uint32_t step, int peer, Region from);
     void recv(uint32_t step, int peer, Region to);
     void copy(uint32_t step, Region from, Region to);
+    // to = from (op) to, after the step's messages.
+    void reduce(uint32_t step, Region from, Region to);
     // Exchange with a peer: send from, receive to, in one step.
     void exchange(uint32_t step, int peer, Region from, Region to);
     void reserve_tmp(size_t blocks);

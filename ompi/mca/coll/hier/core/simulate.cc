@@ -8,24 +8,109 @@
 
 namespace hier {
 
+namespace {
+
+BlockContract moving(std::function<size_t(int)> send_blocks, std::function<size_t(int)> recv_blocks,
+                     std::function<int64_t(int, size_t)> initial_send,
+                     std::function<int64_t(int, size_t)> expected_recv)
+{
+    BlockContract contract;
+    contract.send_blocks = std::move(send_blocks);
+    contract.recv_blocks = std::move(recv_blocks);
+    contract.initial_send = std::move(initial_send);
+    contract.expected_recv = std::move(expected_recv);
+    return contract;
+}
+
+// A rank's contribution to a reduction: distinct, odd (never 0), and mixed
+// so that no sum of other contributions equals it by accident.
+int64_t contribution(int rank)
+{
+    uint64_t x = uint64_t(rank) + 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return int64_t((x ^ (x >> 31)) | 1);
+}
+
+} // namespace
+
 BlockContract alltoall_contract(int size)
 {
     const int64_t p = size;
-    return BlockContract{
-        [p](int) { return size_t(p); },
-        [p](int) { return size_t(p); },
-        [p](int rank, size_t block) { return rank * p + int64_t(block); },
-        [p](int rank, size_t block) { return int64_t(block) * p + rank; },
-    };
+    return moving([p](int) { return size_t(p); }, [p](int) { return size_t(p); },
+                  [p](int rank, size_t block) { return rank * p + int64_t(block); },
+                  [p](int rank, size_t block) { return int64_t(block) * p + rank; });
+}
+
+BlockContract scatter_contract(int size, int root)
+{
+    return moving([size, root](int rank) { return rank == root ? size_t(size) : 0; },
+                  [](int) { return size_t(1); },
+                  [](int, size_t block) { return int64_t(block); },
+                  [](int rank, size_t) { return int64_t(rank); });
+}
+
+BlockContract gather_contract(int size, int root)
+{
+    return moving([](int) { return size_t(1); },
+                  [size, root](int rank) { return rank == root ? size_t(size) : 0; },
+                  [](int rank, size_t) { return int64_t(rank); },
+                  [](int, size_t block) { return int64_t(block); });
+}
+
+BlockContract allgather_contract(int size)
+{
+    return moving([](int) { return size_t(1); }, [size](int) { return size_t(size); },
+                  [](int rank, size_t) { return int64_t(rank); },
+                  [](int, size_t block) { return int64_t(block); });
+}
+
+BlockContract allreduce_contract(int size)
+{
+    uint64_t sum = 0;
+    for (int rank = 0; rank < size; ++rank) {
+        sum += uint64_t(contribution(rank));
+    }
+    BlockContract contract =
+        moving([](int) { return size_t(1); }, [](int) { return size_t(1); },
+               [](int rank, size_t) { return contribution(rank); }, [sum](int, size_t) { return int64_t(sum); });
+    contract.kind = BlockContract::Kind::Reduce;
+    return contract;
+}
+
+BlockContract barrier_contract(int)
+{
+    BlockContract contract =
+        moving([](int) { return size_t(1); }, [](int) { return size_t(1); },
+               [](int rank, size_t) { return int64_t(rank); }, [](int, size_t) { return int64_t(-1); });
+    contract.kind = BlockContract::Kind::Synchronize;
+    return contract;
+}
+
+BlockContract contract_for(hier_op_t op, int size, int root)
+{
+    switch (op) {
+    case HIER_OP_SCATTER: return scatter_contract(size, root);
+    case HIER_OP_GATHER: return gather_contract(size, root);
+    case HIER_OP_ALLGATHER: return allgather_contract(size);
+    case HIER_OP_ALLREDUCE: return allreduce_contract(size);
+    case HIER_OP_BARRIER: return barrier_contract(size);
+    case HIER_OP_ALLTOALL:
+    case HIER_OP_COUNT: break;
+    }
+    return alltoall_contract(size);
 }
 
 namespace {
 
 using Tokens = std::vector<int64_t>;
+// Which ranks a rank has heard from, through chains of messages.
+using Heard = std::vector<bool>;
 
 struct Message {
     uint32_t step;
     Tokens tokens;
+    Heard heard;  // the sender's, when the contract synchronizes
 };
 
 class Simulation {
@@ -35,6 +120,12 @@ public:
           buffers_(schedules.size() * 3), next_round_(schedules.size(), 0),
           deliveries_(schedules.size())
     {
+        if (contract.kind == BlockContract::Kind::Synchronize) {
+            heard_.assign(schedules.size(), Heard(schedules.size(), false));
+            for (size_t rank = 0; rank < heard_.size(); ++rank) {
+                heard_[rank][rank] = true;
+            }
+        }
         report_.node_messages.assign(topology.node_count(), 0);
     }
 
@@ -56,8 +147,8 @@ private:
     };
     void send(int rank, const Op &op, uint32_t step, PortLoad &load);
     void receive(int rank, const Op &op, uint32_t step);
-    void copy(int rank, const Op &op);
-    void write(int rank, Region to, const Tokens &tokens);
+    void copy_or_reduce(int rank, const Op &op);
+    void write(int rank, Region to, const Tokens &tokens, bool add = false);
     void check_final();
 
     const Topology &topology_;
@@ -67,6 +158,7 @@ private:
     std::vector<size_t> next_round_;
     std::vector<std::vector<int>> deliveries_;  // per rank, per RECV block: right token written
     std::map<std::pair<int, int>, std::deque<Message>> channels_;
+    std::vector<Heard> heard_;  // per rank, when the contract synchronizes
     SimulationReport report_;
 };
 
@@ -80,7 +172,7 @@ Tokens *Simulation::region(int rank, Region r)
     return &tokens;
 }
 
-void Simulation::write(int rank, Region to, const Tokens &tokens)
+void Simulation::write(int rank, Region to, const Tokens &tokens, bool add)
 {
     Tokens *target = region(rank, to);
     if (!target) {
@@ -88,7 +180,7 @@ void Simulation::write(int rank, Region to, const Tokens &tokens)
     }
     for (uint32_t i = 0; i < to.count; ++i) {
         const size_t block = to.first + i;
-        (*target)[block] = tokens[i];
+        (*target)[block] = add ? int64_t(uint64_t((*target)[block]) + uint64_t(tokens[i])) : tokens[i];
         if (to.buffer == HIER_BUF_RECV && tokens[i] == contract_.expected_recv(rank, block)) {
             ++deliveries_[rank][block];
         }
@@ -103,7 +195,8 @@ void Simulation::send(int rank, const Op &op, uint32_t step, PortLoad &load)
         return;
     }
     Tokens tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count);
-    channels_[{rank, op.peer}].push_back(Message{step, std::move(tokens)});
+    channels_[{rank, op.peer}].push_back(
+        Message{step, std::move(tokens), heard_.empty() ? Heard() : heard_[rank]});
     const int from_node = topology_.node_of(rank);
     const int to_node = topology_.node_of(op.peer);
     ++report_.node_messages[from_node];
@@ -137,17 +230,25 @@ void Simulation::receive(int rank, const Op &op, uint32_t step)
         return;
     }
     write(rank, op.to, channel.front().tokens);
+    for (size_t other = 0; other < channel.front().heard.size(); ++other) {
+        heard_[rank][other] = heard_[rank][other] || channel.front().heard[other];
+    }
     channel.pop_front();
 }
 
-void Simulation::copy(int rank, const Op &op)
+void Simulation::copy_or_reduce(int rank, const Op &op)
 {
     const Tokens *source = region(rank, op.from);
     if (!source || op.from.count != op.to.count) {
-        fail("rank " + std::to_string(rank) + " copies a bad region");
+        fail("rank " + std::to_string(rank) + " copies or reduces a bad region");
         return;
     }
-    write(rank, op.to, Tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count));
+    if (op.kind == OpKind::Reduce && contract_.kind != BlockContract::Kind::Reduce) {
+        fail("rank " + std::to_string(rank) + " reduces in a collective that does not");
+        return;
+    }
+    write(rank, op.to, Tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count),
+          op.kind == OpKind::Reduce);
 }
 
 void Simulation::check_final()
@@ -158,11 +259,26 @@ void Simulation::check_final()
                  std::to_string(pair.second) + " is never received");
         }
     }
+    if (contract_.kind == BlockContract::Kind::Synchronize) {
+        for (size_t rank = 0; rank < heard_.size(); ++rank) {
+            for (size_t other = 0; other < heard_.size(); ++other) {
+                if (!heard_[rank][other]) {
+                    fail("rank " + std::to_string(rank) + " may leave before rank " + std::to_string(other) +
+                         " has entered");
+                    return;
+                }
+            }
+        }
+        return;
+    }
+    // A reduction's result is a sum: written once or several times, it must
+    // end right; moved blocks must be written exactly once.
+    const bool exactly_once = contract_.kind == BlockContract::Kind::Move;
     for (size_t rank = 0; rank < schedules_.size() && report_.error.empty(); ++rank) {
         const Tokens &received = buffers_[rank * 3 + HIER_BUF_RECV];
         for (size_t block = 0; block < received.size(); ++block) {
             const int64_t expected = contract_.expected_recv(int(rank), block);
-            if (received[block] != expected || deliveries_[rank][block] != 1) {
+            if (received[block] != expected || (exactly_once && deliveries_[rank][block] != 1)) {
                 fail("rank " + std::to_string(rank) + " RECV block " + std::to_string(block) + " holds token " +
                      std::to_string(received[block]) + ", expected " + std::to_string(expected) +
                      " delivered once (delivered " + std::to_string(deliveries_[rank][block]) + " times)");
@@ -222,7 +338,16 @@ SimulationReport Simulation::run()
         };
         for_ops(OpKind::Send, [&](int rank, const Op &op) { send(rank, op, step, load); });
         for_ops(OpKind::Recv, [&](int rank, const Op &op) { receive(rank, op, step); });
-        for_ops(OpKind::Copy, [&](int rank, const Op &op) { copy(rank, op); });
+        for (int rank = 0; rank < p; ++rank) {  // copies and reductions, in order
+            if (now[rank]) {
+                const Op *ops = schedules_[rank].ops(*now[rank]);
+                for (size_t i = 0; i < schedules_[rank].op_count(*now[rank]); ++i) {
+                    if (ops[i].kind == OpKind::Copy || ops[i].kind == OpKind::Reduce) {
+                        copy_or_reduce(rank, ops[i]);
+                    }
+                }
+            }
+        }
         if (std::any_of(load.out.begin(), load.out.end(), [](size_t n) { return n > 0; })) {
             ++report_.steps;
         }

@@ -21,6 +21,13 @@ namespace hier {
 // What a collective starts with and must end with, as tokens: any integer
 // naming one original block; -1 is "nothing".
 struct BlockContract {
+    // Move: every RECV block must end holding its expected token, written
+    // there exactly once. Reduce: a reduction adds tokens (modulo 2^64), and
+    // RECV must end holding the sum of every rank's contribution, each counted
+    // once. Synchronize: no data; every rank must have heard, through a chain
+    // of messages, from every other rank before its schedule ends.
+    enum class Kind { Move, Reduce, Synchronize };
+    Kind kind = Kind::Move;
     std::function<size_t(int rank)> send_blocks;
     std::function<size_t(int rank)> recv_blocks;
     std::function<int64_t(int rank, size_t block)> initial_send;
@@ -30,6 +37,19 @@ struct BlockContract {
 // Alltoall: SEND block j of rank r is its message for j; it must end as RECV
 // block r of rank j.
 BlockContract alltoall_contract(int size);
+// Scatter: the root's SEND block j must end as rank j's RECV block 0.
+BlockContract scatter_contract(int size, int root);
+// Gather: rank j's SEND block 0 must end as the root's RECV block j.
+BlockContract gather_contract(int size, int root);
+// Allgather: rank j's SEND block 0 must end as every rank's RECV block j.
+BlockContract allgather_contract(int size);
+// Allreduce: every rank's RECV block 0 must end as the sum of every rank's
+// SEND block 0.
+BlockContract allreduce_contract(int size);
+// Barrier: one empty block each of SEND and RECV for schedules to name.
+BlockContract barrier_contract(int size);
+// The contract of op (root is ignored by rootless collectives).
+BlockContract contract_for(hier_op_t op, int size, int root);
 
 struct SimulationReport {
     std::string error;            // empty when every check passed
