@@ -55,11 +55,23 @@ TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)
     EXPECT_STREQ(unfit.unfit->name, "lg");
 }
 
+hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
+                    const char *cluster_map, char *error, size_t errlen)
+{
+    hier_comm_input_t input{};
+    input.size = size;
+    input.rank = rank;
+    input.node_of_rank = node_of_rank;
+    input.cluster_of_rank = cluster_of_rank;
+    input.cluster_map = cluster_map;
+    return hier_comm_create(&input, error, errlen);
+}
+
 TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
 {
     const int node_of_rank[] = {0, 0, 0, 1, 1, 2};
     char error[256];
-    hier_comm_t *comm = hier_comm_create(6, 4, node_of_rank, nullptr, nullptr, error, sizeof error);
+    hier_comm_t *comm = create(6, 4, node_of_rank, nullptr, nullptr, error, sizeof error);
     ASSERT_NE(comm, nullptr);
     EXPECT_EQ(hier_comm_node_count(comm), 3);
     int chosen = -1;
@@ -81,7 +93,7 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
 {
     const int node_of_rank[] = {7, 7, 3, 9, 3, 5};  // nodes, in order: 7, 3, 9, 5
     char error[256];
-    hier_comm_t *comm = hier_comm_create(6, 0, node_of_rank, nullptr, "1,3", error, sizeof error);
+    hier_comm_t *comm = create(6, 0, node_of_rank, nullptr, "1,3", error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
     EXPECT_EQ(hier_comm_cluster_count(comm), 2);
     int chosen = -1;
@@ -90,14 +102,14 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg");
     hier_comm_destroy(comm);
 
-    EXPECT_EQ(hier_comm_create(6, 0, node_of_rank, nullptr, "2,3", error, sizeof error), nullptr);
+    EXPECT_EQ(create(6, 0, node_of_rank, nullptr, "2,3", error, sizeof error), nullptr);
     EXPECT_NE(std::strstr(error, "coll_hier_cluster_map \"2,3\" covers 5 nodes but there are 4"), nullptr) << error;
-    EXPECT_EQ(hier_comm_create(6, 0, node_of_rank, nullptr, "a", error, sizeof error), nullptr);
+    EXPECT_EQ(create(6, 0, node_of_rank, nullptr, "a", error, sizeof error), nullptr);
     EXPECT_NE(std::strstr(error, "expected cluster sizes in nodes"), nullptr) << error;
 
     // Clusters given per rank (a node map's, inherited) win over the map.
     const int cluster_of_rank[] = {4, 4, 8, 8, 8, 8};
-    comm = hier_comm_create(6, 0, node_of_rank, cluster_of_rank, "a", error, sizeof error);
+    comm = create(6, 0, node_of_rank, cluster_of_rank, "a", error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
     EXPECT_EQ(hier_comm_cluster_count(comm), 2);
     hier_comm_destroy(comm);

@@ -208,8 +208,15 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     static bool cluster_map_reported = false;
     char error[MCA_COLL_HIER_LINE_MAX];
 
-    module->topology = hier_comm_create(ompi_comm_size(comm), ompi_comm_rank(comm), nodes, clusters,
-                                        mca_coll_hier_component.cluster_map, error, sizeof(error));
+    const hier_comm_input_t input = {
+        .size = ompi_comm_size(comm),
+        .rank = ompi_comm_rank(comm),
+        .node_of_rank = nodes,
+        .cluster_of_rank = clusters,
+        .cluster_map = mca_coll_hier_component.cluster_map,
+    };
+
+    module->topology = hier_comm_create(&input, error, sizeof(error));
     if (NULL != module->topology) {
         return OMPI_SUCCESS;
     }

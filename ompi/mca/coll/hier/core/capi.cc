@@ -112,20 +112,19 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const int *cl
 
 } // namespace
 
-hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
-                              const char *cluster_map, char *err, size_t errlen)
+hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen)
 {
     write_line(err, errlen, "");
     try {
-        const std::vector<int> nodes(node_of_rank, node_of_rank + size);
+        const std::vector<int> nodes(input->node_of_rank, input->node_of_rank + input->size);
         std::string error;
         const std::vector<int> cluster_of_node =
-            clusters_of_nodes(hier::Topology(nodes), cluster_of_rank, cluster_map, &error);
+            clusters_of_nodes(hier::Topology(nodes), input->cluster_of_rank, input->cluster_map, &error);
         if (!error.empty()) {
             write_line(err, errlen, error);
             return nullptr;
         }
-        return new hier_comm{hier::Topology(nodes, cluster_of_node), rank, {}};
+        return new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }

@@ -86,19 +86,29 @@ int hier_parse_node_map(const char *text, int size, int *node_of_rank,
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
                            char *err, size_t errlen);
 
-/* Per-communicator state: the topology and the schedule cache. node_of_rank[i]
- * is any integer naming the node of rank i (equal values = same node). The
- * clusters come from cluster_of_rank (any integer naming rank i's cluster)
- * when it is not NULL, else from cluster_map (NULL or "" for one cluster),
- * coll_hier_cluster_map applied to this communicator's nodes in the order of
- * their lowest rank. On a map that does not parse or fit, returns NULL and
- * writes one line (no newline) to err; NULL with err empty means out of
- * memory. */
+/* Per-communicator state: the topology and the schedule cache, built from
+ * what the glue gathered about the communicator. Each feature of the machine
+ * is one group of fields; NULL or 0 means "not known". */
+typedef struct hier_comm_input {
+    int size;
+    int rank;
+    /* node_of_rank[i]: any integer naming the node of rank i (equal values =
+     * same node). Required. */
+    const int *node_of_rank;
+    /* Clusters: from cluster_of_rank (any integer naming rank i's cluster)
+     * when it is not NULL, else from cluster_map (NULL or "" for one
+     * cluster), coll_hier_cluster_map applied to this communicator's nodes in
+     * the order of their lowest rank. */
+    const int *cluster_of_rank;
+    const char *cluster_map;
+} hier_comm_input_t;
+
+/* Returns NULL on a map that does not parse or fit, and writes one line (no
+ * newline) to err; NULL with err empty means out of memory. */
 typedef struct hier_comm hier_comm_t;
 typedef struct hier_schedule hier_schedule_t;
 
-hier_comm_t *hier_comm_create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
-                              const char *cluster_map, char *err, size_t errlen);
+hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen);
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
