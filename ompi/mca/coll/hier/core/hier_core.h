@@ -86,6 +86,12 @@ int hier_parse_node_map(const char *text, int size, int *node_of_rank,
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
                            char *err, size_t errlen);
 
+/* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
+ * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
+ * n); meeting itself means idle. */
+int hier_one_factor_rounds(int n);
+int hier_one_factor_partner(int i, int round, int n);
+
 /* Per-communicator state: the topology and the schedule cache, built from
  * what the glue gathered about the communicator. Each feature of the machine
  * is one group of fields; NULL or 0 means "not known". */
@@ -101,6 +107,11 @@ typedef struct hier_comm_input {
      * the order of their lowest rank. */
     const int *cluster_of_rank;
     const char *cluster_map;
+    /* node_latency[a * N + b]: one-way latency in seconds between nodes a
+     * and b, N = the number of distinct nodes, numbered in the order of their
+     * lowest rank (the latency probe's result); NULL when not measured.
+     * coll_hier_cluster_map "probe" splits the nodes at its largest gap. */
+    const double *node_latency;
 } hier_comm_input_t;
 
 /* Returns NULL on a map that does not parse or fit, and writes one line (no
