@@ -11,15 +11,16 @@ namespace {
 
 TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
 {
-    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), 6);
+    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), 7);
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_AUTO), "auto");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK), "fallback");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 2), "lg");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 3), "factor");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 4), "edgecolor");
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 5), "pairwise");
-    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, 6), nullptr);
-    for (int id = 0; id < 6; ++id) {
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 6), "hypercube");
+    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, 7), nullptr);
+    for (int id = 0; id < 7; ++id) {
         EXPECT_NE(hier_algorithm_description(HIER_OP_ALLTOALL, id), nullptr);
     }
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALL), "alltoall");

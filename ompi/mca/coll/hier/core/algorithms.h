@@ -46,4 +46,12 @@ int one_factor_rounds(int size);
 int one_factor_partner(int rank, int round, int size);
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);
 
+// hypercube_<op>.cc: recursive doubling on the communicator's embedded
+// hypercube (hypercube.h; Figueira and Janapa Reddi), and the hypercube
+// alltoall.
+Schedule build_hypercube_barrier(const Topology &topology, int rank, int root);
+Schedule build_hypercube_allreduce(const Topology &topology, int rank, int root);
+Schedule build_hypercube_allgather(const Topology &topology, int rank, int root);
+Schedule build_hypercube_alltoall(const Topology &topology, int rank, int root);
+
 } // namespace hier

@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "algorithms.h"
+#include "cost.h"
+#include "embedding.h"
 #include "execute.h"
 #include "hier_core.h"
 #include "registry.h"
@@ -89,6 +91,21 @@ int hier_one_factor_partner(int i, int round, int n)
     return hier::one_factor_partner(i, round, n);
 }
 
+int hier_embedding_count(void)
+{
+    return hier::embedding_id_count();
+}
+
+const char *hier_embedding_name(int id)
+{
+    return hier::embedding_id_name(id);
+}
+
+const char *hier_embedding_description(int id)
+{
+    return hier::embedding_id_description(id);
+}
+
 int hier_parse_node_map(const char *text, int size, int *node_of_rank, char *err, size_t errlen)
 {
     return parse_into(hier::parse_node_map, "coll_hier_node_map", text, size, node_of_rank, err, errlen);
@@ -130,6 +147,43 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_co
     return {};
 }
 
+hier::CostSetting cost_setting(const hier::Topology &topology, const hier_comm_input_t &input)
+{
+    hier::CostSetting setting;
+    const size_t p = size_t(input.size);
+    setting.value = input.cost ? input.cost : "";
+    if (input.node_latency) {
+        const auto n = size_t(topology.node_count());
+        setting.node_latency.assign(input.node_latency, input.node_latency + n * n);
+    }
+    if (input.world_rank) {
+        setting.world_rank.assign(input.world_rank, input.world_rank + p);
+    }
+    setting.world_size = input.world_size;
+    if (input.world_node && input.world_node_count > 0) {
+        setting.world_node.assign(input.world_node, input.world_node + p);
+        setting.world_node_count = input.world_node_count;
+    }
+    return setting;
+}
+
+// The embedding's id, or -1 and one line in *error.
+int embedding_setting(const char *value, std::string *error)
+{
+    if (!value || !*value) {
+        return hier::kEmbeddingAuto;
+    }
+    const int id = hier::embedding_id(value);
+    if (id < 0) {
+        std::string names;
+        for (int other = 0; other < hier::embedding_id_count(); ++other) {
+            names += (other ? ", " : "") + std::string(hier::embedding_id_name(other));
+        }
+        *error = "coll_hier_hypercube_embedding \"" + std::string(value) + "\" is not one of " + names;
+    }
+    return id;
+}
+
 } // namespace
 
 hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen)
@@ -139,11 +193,20 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         const std::vector<int> nodes(input->node_of_rank, input->node_of_rank + input->size);
         std::string error;
         const std::vector<int> cluster_of_node = clusters_of_nodes(hier::Topology(nodes), *input, &error);
+        const int embedding = error.empty() ? embedding_setting(input->hypercube_embedding, &error) : -1;
         if (!error.empty()) {
             write_line(err, errlen, error);
             return nullptr;
         }
-        return new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, {}};
+        hier::Topology topology(nodes, cluster_of_node);
+        auto costs = hier::costs_from_setting(topology, cost_setting(topology, *input), &error);
+        if (!costs) {
+            write_line(err, errlen, error);
+            return nullptr;
+        }
+        topology.set_costs(std::move(costs));
+        topology.set_hypercube_embedding(embedding);
+        return new hier_comm{std::move(topology), input->rank, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
@@ -167,7 +230,14 @@ int hier_comm_cluster_count(const hier_comm_t *comm)
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
                                         size_t block_bytes, int *chosen, char *reason, size_t reasonlen)
 {
-    const hier::Choice choice = hier::choose(op, requested, comm->topology, block_bytes);
+    hier::Choice choice;
+    try {
+        choice = hier::choose(op, requested, comm->topology, block_bytes);
+    } catch (...) {  // building the hypercube's embedding for auto may run out of memory
+        *chosen = HIER_ALG_FALLBACK;
+        write_line(reason, reasonlen, "out of memory choosing the algorithm");
+        return nullptr;
+    }
     *chosen = choice.id;
     if (!choice.algorithm) {
         if (choice.unfit) {
@@ -182,6 +252,8 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int req
         if (!cached) {
             cached.reset(new hier_schedule{choice.algorithm->build(comm->topology, comm->rank, root)});
         }
+        const char *detail = choice.algorithm->detail ? choice.algorithm->detail(comm->topology) : "";
+        std::snprintf(reason, reasonlen, "%s", detail);
         return cached.get();
     } catch (...) {  // no C++ exception may reach the C glue
         comm->cache.erase({int(op), choice.id, root});

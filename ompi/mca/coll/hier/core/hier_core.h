@@ -110,12 +110,34 @@ typedef struct hier_comm_input {
     /* node_latency[a * N + b]: one-way latency in seconds between nodes a
      * and b, N = the number of distinct nodes, numbered in the order of their
      * lowest rank (the latency probe's result); NULL when not measured.
-     * coll_hier_cluster_map "probe" splits the nodes at its largest gap. */
+     * coll_hier_cluster_map "probe" splits the nodes at its largest gap;
+     * coll_hier_cost "probe" takes it as the cost between nodes. */
     const double *node_latency;
+    /* Costs between processes (coll_hier_cost): NULL, "" or "locality",
+     * "probe" (needs node_latency) or "file:PATH". A file indexes
+     * MPI_COMM_WORLD: world_rank[i] is rank i's rank there (NULL: the
+     * identity) among world_size ranks (0: size); with a node map,
+     * world_node[i] is rank i's node among the job's world_node_count nodes
+     * (NULL: nodes are this communicator's, numbered as above). */
+    const char *cost;
+    const int *world_rank;
+    int world_size;
+    const int *world_node;
+    int world_node_count;
+    /* coll_hier_hypercube_embedding: a name of hier_embedding_name, NULL or
+     * "" for auto. */
+    const char *hypercube_embedding;
 } hier_comm_input_t;
 
-/* Returns NULL on a map that does not parse or fit, and writes one line (no
- * newline) to err; NULL with err empty means out of memory. */
+/* The embeddings coll_hier_hypercube_embedding may name: ids 0 (auto) to
+ * hier_embedding_count() - 1. NULL for an id out of range. */
+int hier_embedding_count(void);
+const char *hier_embedding_name(int id);
+const char *hier_embedding_description(int id);
+
+/* Returns NULL on a map that does not parse or fit (or a cost source or
+ * embedding that does not), and writes one line (no newline) to err; NULL
+ * with err empty means out of memory. */
 typedef struct hier_comm hier_comm_t;
 typedef struct hier_schedule hier_schedule_t;
 
@@ -126,9 +148,11 @@ int hier_comm_cluster_count(const hier_comm_t *comm);
 
 /* Chooses the algorithm for one call. requested is an id of the registry
  * (auto, fallback or an algorithm). Returns the cached schedule of the chosen
- * algorithm and sets *chosen to its id; or returns NULL, sets *chosen to
- * HIER_ALG_FALLBACK and writes the reason (one phrase) to reason. The same
- * arguments give the same answer on every rank of the communicator. */
+ * algorithm, sets *chosen to its id and writes what the algorithm tells
+ * about itself, if anything, to reason ("" if nothing); or returns NULL,
+ * sets *chosen to HIER_ALG_FALLBACK and writes the reason (one phrase) to
+ * reason. The same arguments give the same answer on every rank of the
+ * communicator. */
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int requested, int root,
                                         size_t block_bytes, int *chosen,

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "algorithms.h"
+#include "hypercube.h"
 
 namespace hier {
 
@@ -18,6 +19,46 @@ const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
 const char *declines_single_node(const Topology &topology, size_t)
 {
     return topology.node_count() > 1 ? nullptr : "all ranks on one node";
+}
+
+// The hypercube collectives: auto picks them only where the embedding's
+// calc_cost beats the blind embedding's by kHypercubeMinGain (hypercube.h),
+// and, for the data-moving ones, only for small messages: the recursive-
+// doubling pattern sends the whole vector log p times, where Open MPI's own
+// ring and Rabenseifner allreduce send about twice the vector in all, and
+// its ring allgather moves the same volume with neighbours that share a
+// node; past a few KiB bandwidth wins over the latency the embedding
+// saves, and the allgather's TMP placement costs memory bandwidth too.
+constexpr size_t kHypercubeAllreduceMaxBytes = 4096;    // the vector
+constexpr size_t kHypercubeAllgatherMaxBytes = 32768;   // p blocks
+
+const char *hypercube_detail(const Topology &topology)
+{
+    return topology.hypercube().summary.c_str();
+}
+
+const char *hypercube_too_even(const Topology &topology)
+{
+    const std::string &why = topology.hypercube().too_even;
+    return why.empty() ? nullptr : why.c_str();
+}
+
+const char *hypercube_barrier_declines(const Topology &topology, size_t)
+{
+    return hypercube_too_even(topology);
+}
+
+const char *hypercube_allreduce_declines(const Topology &topology, size_t block_bytes)
+{
+    return block_bytes > kHypercubeAllreduceMaxBytes ? "vector above 4 KiB: Open MPI's own allreduce moves less"
+                                                     : hypercube_too_even(topology);
+}
+
+const char *hypercube_allgather_declines(const Topology &topology, size_t block_bytes)
+{
+    return block_bytes * size_t(topology.size()) > kHypercubeAllgatherMaxBytes
+               ? "result above 32 KiB: Open MPI's own allgather does as well with fewer copies"
+               : hypercube_too_even(topology);
 }
 
 const Algorithm kAlgorithms[] = {
@@ -36,6 +77,24 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
      build_pairwise_alltoall, fits_any, nullptr},
+    // auto never picks it: calc_cost compares embeddings of one pattern, not
+    // the hypercube's (p/2) log p blocks against factor's p - 1 steps.
+    {HIER_OP_ALLTOALL, "hypercube",
+     "hypercube alltoall on the cost-aware embedding (coll_hier_hypercube_embedding): log p steps, each "
+     "sending half the data",
+     build_hypercube_alltoall, fits_any, nullptr, hypercube_detail},
+    {HIER_OP_ALLGATHER, "hypercube",
+     "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
+     "coll_hier_hypercube_embedding), blocks placed in rank order",
+     build_hypercube_allgather, fits_any, hypercube_allgather_declines, hypercube_detail},
+    {HIER_OP_ALLREDUCE, "hypercube",
+     "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
+     "coll_hier_hypercube_embedding); commutative operations",
+     build_hypercube_allreduce, fits_any, hypercube_allreduce_declines, hypercube_detail},
+    {HIER_OP_BARRIER, "hypercube",
+     "hypercube barrier on the cost-aware embedding (Figueira and Janapa Reddi; "
+     "coll_hier_hypercube_embedding)",
+     build_hypercube_barrier, fits_any, hypercube_barrier_declines, hypercube_detail},
 };
 
 const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};

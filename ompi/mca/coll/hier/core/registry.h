@@ -22,6 +22,9 @@ struct Algorithm {
     // A null function means auto never picks it. Auto takes the first row,
     // in table order, that it should pick.
     const char *(*auto_declines)(const Topology &topology, size_t block_bytes);
+    // What the verbose line adds about the algorithm on this topology (a
+    // string kept by the topology), or nullptr; a null function: nothing.
+    const char *(*detail)(const Topology &topology) = nullptr;
 };
 
 // The rows for one collective, in table order. Their ids are 2, 3, ...:

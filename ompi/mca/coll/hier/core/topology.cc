@@ -9,6 +9,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "cost.h"
+#include "hypercube.h"
+
 namespace hier {
 
 namespace {
@@ -72,6 +75,34 @@ std::string Topology::describe() const
         out << (node ? "," : "") << node_size(node);
     }
     return out.str();
+}
+
+void Topology::set_costs(std::shared_ptr<const Costs> costs)
+{
+    costs_ = std::move(costs);
+    hypercube_.reset();
+}
+
+const Costs &Topology::costs() const
+{
+    if (!costs_) {
+        costs_ = std::make_shared<Costs>(locality_costs(*this));
+    }
+    return *costs_;
+}
+
+void Topology::set_hypercube_embedding(int embedding)
+{
+    embedding_ = embedding;
+    hypercube_.reset();
+}
+
+const HypercubePlan &Topology::hypercube() const
+{
+    if (!hypercube_) {
+        hypercube_ = std::make_shared<HypercubePlan>(plan_hypercube(costs(), embedding_));
+    }
+    return *hypercube_;
 }
 
 namespace {

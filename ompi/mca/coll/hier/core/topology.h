@@ -3,13 +3,18 @@
 //
 // Built once per communicator from one integer per rank naming its node
 // (Open MPI's locality, or an imposed node map) and, optionally, the cluster
-// of each node. Memory is O(p).
+// of each node. Memory is O(p), and the costs between ranks (cost.h: O(N^2)
+// for N nodes, or O(p^2) from a p x p file).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace hier {
+
+class Costs;
+struct HypercubePlan;
 
 class Topology {
 public:
@@ -43,6 +48,16 @@ public:
     // "4,3,2,1 over 10 ranks" style description, for messages and tools.
     std::string describe() const;
 
+    // Costs between ranks (cost.h): locality's unless set.
+    void set_costs(std::shared_ptr<const Costs> costs);
+    const Costs &costs() const;
+    // The embedding the hypercube collectives use (embedding.h ids; 0 = auto).
+    void set_hypercube_embedding(int embedding);
+    // The embedded hypercube (hypercube.h): built at its first use, from the
+    // costs and the embedding alone, and kept (a communicator's collectives
+    // never run concurrently, so the lazy build needs no lock).
+    const HypercubePlan &hypercube() const;
+
 private:
     std::vector<int> node_;
     std::vector<int> local_;
@@ -50,6 +65,9 @@ private:
     std::vector<int> cluster_;
     std::vector<int> cluster_index_;
     std::vector<std::vector<int>> cluster_members_;
+    mutable std::shared_ptr<const Costs> costs_;
+    int embedding_ = 0;
+    mutable std::shared_ptr<const HypercubePlan> hypercube_;
 };
 
 // Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must

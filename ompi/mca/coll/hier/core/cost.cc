@@ -1,0 +1,167 @@
+// Costs between processes from locality, the latency probe or a file.
+#include "cost.h"
+
+#include <algorithm>
+
+#include "topology.h"
+
+namespace hier {
+
+Costs::Costs(std::vector<int> unit_of_rank, int units, std::vector<double> matrix, std::string source)
+    : unit_(std::move(unit_of_rank)), units_(units), matrix_(std::move(matrix)), source_(std::move(source))
+{
+}
+
+Costs Costs::from_matrix(const CostMatrix &matrix, std::string source)
+{
+    std::vector<int> units(size_t(matrix.n));
+    for (int rank = 0; rank < matrix.n; ++rank) {
+        units[rank] = rank;
+    }
+    return Costs(std::move(units), matrix.n, matrix.values, std::move(source));
+}
+
+namespace {
+
+std::vector<int> node_units(const Topology &topology)
+{
+    std::vector<int> units(size_t(topology.size()));
+    for (int rank = 0; rank < topology.size(); ++rank) {
+        units[rank] = topology.node_of(rank);
+    }
+    return units;
+}
+
+} // namespace
+
+Costs locality_costs(const Topology &topology)
+{
+    const int n = topology.node_count();
+    std::vector<int> cluster_of_node(size_t(n), 0);
+    for (int rank = 0; rank < topology.size(); ++rank) {
+        cluster_of_node[topology.node_of(rank)] = topology.cluster_of(rank);
+    }
+    std::vector<double> matrix(size_t(n) * size_t(n));
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            matrix[size_t(a) * n + b] = a == b ? kSameNodeCost
+                                        : cluster_of_node[a] == cluster_of_node[b] ? kSameClusterCost
+                                                                                   : kOtherClusterCost;
+        }
+    }
+    return Costs(node_units(topology), n, std::move(matrix), "locality");
+}
+
+Costs probe_costs(const Topology &topology, const std::vector<double> &node_latency)
+{
+    const int n = topology.node_count();
+    constexpr double kMicroseconds = 1e6;
+    double lowest = 0;
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            const double latency = node_latency[size_t(a) * n + b];
+            if (a != b && latency > 0 && (lowest == 0 || latency < lowest)) {
+                lowest = latency;
+            }
+        }
+    }
+    const double same_node = lowest > 0 ? kProbeSameNodeShare * lowest * kMicroseconds : 1.0;
+    std::vector<double> matrix(size_t(n) * size_t(n));
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            matrix[size_t(a) * n + b] = a == b ? same_node : node_latency[size_t(a) * n + b] * kMicroseconds;
+        }
+    }
+    return Costs(node_units(topology), n, std::move(matrix), "probe");
+}
+
+namespace {
+
+constexpr const char *kExpectedSetting = "expected locality, probe or file:PATH";
+constexpr const char *kExpectedFile =
+    "expected a square, symmetric matrix of non-negative numbers, one row per line, over MPI_COMM_WORLD's "
+    "ranks (p x p) or over nodes (N x N)";
+
+// The costs of a parsed file for this communicator: the p x p matrix's rows
+// and columns of its members (a p x p submatrix), or the N x N matrix whole.
+std::shared_ptr<const Costs> file_costs(const Topology &topology, const CostSetting &setting,
+                                        const CostMatrix &matrix, const std::string &source, std::string *why)
+{
+    const int p = topology.size();
+    const int world_size = setting.world_size > 0 ? setting.world_size : p;
+    const auto world_rank = [&](int rank) { return setting.world_rank.empty() ? rank : setting.world_rank[rank]; };
+    if (matrix.n == world_size) {
+        for (int rank = 0; rank < p; ++rank) {
+            if (world_rank(rank) < 0 || world_rank(rank) >= matrix.n) {
+                *why = "has no row for rank " + std::to_string(rank) + " of this communicator";
+                return nullptr;
+            }
+        }
+        std::vector<double> members(size_t(p) * size_t(p));
+        for (int a = 0; a < p; ++a) {
+            for (int b = 0; b < p; ++b) {
+                members[size_t(a) * p + b] = matrix.at(world_rank(a), world_rank(b));
+            }
+        }
+        std::vector<int> units(static_cast<size_t>(p));
+        for (int rank = 0; rank < p; ++rank) {
+            units[rank] = rank;
+        }
+        return std::make_shared<Costs>(std::move(units), p, std::move(members), source);
+    }
+    const bool world_nodes = setting.world_node_count > 0 && !setting.world_node.empty();
+    const int nodes = world_nodes ? setting.world_node_count : topology.node_count();
+    if (matrix.n != nodes) {
+        *why = "has " + std::to_string(matrix.n) + " rows; expected " + std::to_string(world_size) +
+               " (MPI_COMM_WORLD's ranks) or " + std::to_string(nodes) +
+               (world_nodes ? " (the node map's nodes)" : " (this communicator's nodes)");
+        return nullptr;
+    }
+    return std::make_shared<Costs>(world_nodes ? setting.world_node : node_units(topology), nodes, matrix.values,
+                                   source);
+}
+
+} // namespace
+
+std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
+                                                std::string *error)
+{
+    const std::string prefix = "coll_hier_cost \"" + setting.value + "\" ";
+    if (setting.value.empty() || setting.value == "locality") {
+        return std::make_shared<Costs>(locality_costs(topology));
+    }
+    if (setting.value == "probe") {
+        const auto n = size_t(topology.node_count());
+        if (setting.node_latency.size() != n * n) {
+            *error = prefix + "needs the latency probe, which did not run";
+            return nullptr;
+        }
+        return std::make_shared<Costs>(probe_costs(topology, setting.node_latency));
+    }
+    const std::string kFilePrefix = "file:";
+    if (setting.value.compare(0, kFilePrefix.size(), kFilePrefix) != 0) {
+        *error = prefix + "is not a cost source; " + kExpectedSetting;
+        return nullptr;
+    }
+    const std::string path = setting.value.substr(kFilePrefix.size());
+    if (path.empty()) {
+        *error = prefix + "names no file; " + kExpectedSetting;
+        return nullptr;
+    }
+    std::string text, why;
+    if (!read_cost_file(path, &text, &why)) {
+        *error = prefix + why;
+        return nullptr;
+    }
+    const CostMatrix matrix = parse_cost_matrix(text, &why);
+    std::shared_ptr<const Costs> costs;
+    if (matrix.n > 0) {
+        costs = file_costs(topology, setting, matrix, setting.value, &why);
+    }
+    if (!costs) {
+        *error = prefix + why + "; " + kExpectedFile;
+    }
+    return costs;
+}
+
+} // namespace hier

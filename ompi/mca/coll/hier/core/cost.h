@@ -1,0 +1,85 @@
+// Costs between the processes of a communicator (coll_hier_cost), for the
+// cost-aware hypercube embeddings (embedding.h). A cost is what one exchange
+// between two processes takes, in any unit: the embeddings and calc_cost
+// only add and compare costs.
+//
+// Sources:
+//   locality   levels from the topology hier knows: two processes of one
+//              node cost kSameNodeCost, of one cluster kSameClusterCost,
+//              of different clusters kOtherClusterCost (the default);
+//   probe      the latency probe's one-way latency between node leaders, in
+//              microseconds; two processes of one node cost
+//              kProbeSameNodeShare of the lowest latency between nodes;
+//   file:PATH  a matrix file (cost_file.h): p x p over MPI_COMM_WORLD's
+//              ranks, or N x N over nodes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost_file.h"
+
+namespace hier {
+
+class Topology;
+
+constexpr double kSameNodeCost = 1;
+constexpr double kSameClusterCost = 10;
+constexpr double kOtherClusterCost = 100;
+constexpr double kProbeSameNodeShare = 0.1;
+
+// cost(a, b) between ranks a != b (0 for a == b), symmetric.
+//
+// Memory: a matrix over units, units^2 doubles, and one unit per rank. When
+// costs come per node (locality, probe, an N x N file) the units are nodes:
+// N^2 doubles for N <= p nodes. A p x p file makes every rank a unit: p^2
+// doubles per process (8 MiB at p = 1024), the one place the core holds
+// more than O(p) for a communicator, because the user gave a cost for every
+// pair of ranks and the embeddings look at every pair.
+class Costs {
+public:
+    Costs(std::vector<int> unit_of_rank, int units, std::vector<double> matrix, std::string source);
+    // Every rank its own unit (tests and tools).
+    static Costs from_matrix(const CostMatrix &matrix, std::string source = "matrix");
+
+    int size() const { return static_cast<int>(unit_.size()); }
+    double operator()(int a, int b) const
+    {
+        return a == b ? 0.0 : matrix_[size_t(unit_[a]) * size_t(units_) + size_t(unit_[b])];
+    }
+    // "locality", "probe" or "file:PATH".
+    const std::string &source() const { return source_; }
+
+private:
+    std::vector<int> unit_;
+    int units_;
+    std::vector<double> matrix_;
+    std::string source_;
+};
+
+Costs locality_costs(const Topology &topology);
+// node_latency: N x N one-way latencies in seconds, nodes numbered as
+// topology numbers them.
+Costs probe_costs(const Topology &topology, const std::vector<double> &node_latency);
+
+// What the glue knows for coll_hier_cost, beyond the topology.
+struct CostSetting {
+    std::string value;                    // "", "locality", "probe" or "file:PATH"
+    std::vector<double> node_latency;     // the probe's N x N, when it ran
+    // For files, which index MPI_COMM_WORLD: each rank's rank there (empty:
+    // the identity) among world_size (0: the communicator's size) ranks, and,
+    // with a node map, each rank's node among the job's world_node_count
+    // nodes (empty: nodes are the communicator's, in topology's numbering).
+    std::vector<int> world_rank;
+    int world_size = 0;
+    std::vector<int> world_node;
+    int world_node_count = 0;
+};
+
+// The costs a setting asks for, or nullptr and one line in *error naming
+// coll_hier_cost, what is wrong and the expected form.
+std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
+                                                std::string *error);
+
+} // namespace hier

@@ -1,0 +1,212 @@
+// Costs between processes: the cost-file parser (its error lines, and the
+// inputs fuzzing found), and the three sources of coll_hier_cost.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+#include "cost.h"
+#include "topology.h"
+
+namespace hier {
+namespace {
+
+std::string parse_error(const std::string &text)
+{
+    std::string error;
+    const CostMatrix matrix = parse_cost_matrix(text, &error);
+    EXPECT_EQ(matrix.n, 0) << text;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << "one line: " << error;
+    return error;
+}
+
+TEST(CostFile, ParsesCommentsBlankLinesTabsAndCrLf)
+{
+    std::string error;
+    const CostMatrix matrix =
+        parse_cost_matrix("# three nodes\n\n0 1.5\t2e1  # row 0\r\n1.5 0 .5\n20 0.5 0\n   \n", &error);
+    ASSERT_EQ(error, "");
+    ASSERT_EQ(matrix.n, 3);
+    EXPECT_EQ(matrix.at(0, 2), 20.0);
+    EXPECT_EQ(matrix.at(2, 1), 0.5);
+    EXPECT_EQ(matrix.at(1, 0), 1.5);
+    // The diagonal is free (a node matrix's: two processes of one node).
+    EXPECT_EQ(parse_cost_matrix("7", &error).n, 1);
+    EXPECT_EQ(parse_cost_matrix("1 2\n2 3", &error).at(1, 1), 3.0);
+}
+
+TEST(CostFile, EveryMalformedFileGetsOneLineSayingWhere)
+{
+    EXPECT_EQ(parse_error(""), "has no rows");
+    EXPECT_EQ(parse_error("# nothing\n\n"), "has no rows");
+    EXPECT_EQ(parse_error("0 1\n1 0 2\n"), "line 2: row 1 has 3 entries but the first row has 2");
+    EXPECT_EQ(parse_error("0 1\n1 0\n1 1\n"), "line 3: more rows than the 2 columns: not square");
+    EXPECT_EQ(parse_error("0 1 1\n1 0 1\n"), "has 2 rows of 3 entries: not square");
+    EXPECT_EQ(parse_error("0 -1\n-1 0\n"), "line 1: \"-1\" is negative");
+    EXPECT_EQ(parse_error("0 x\nx 0\n"), "line 1: \"x\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 1,2\n"), "line 1: \"1,2\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 inf\ninf 0\n"), "line 1: \"inf\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 nan\n"), "line 1: \"nan\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 +1\n"), "line 1: \"+1\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 1e\n"), "line 1: \"1e\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 .\n"), "line 1: \".\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0 1e999\n1e999 0\n"), "line 1: \"1e999\" is out of range");
+    EXPECT_EQ(parse_error("0 1\n2 0\n"), "cost(0, 1) = 1 but cost(1, 0) = 2: not symmetric (rows and columns count from 0)");
+    EXPECT_EQ(parse_error("0 " + std::string(70, '1') + "\n"),
+              "line 1: an entry of 70 characters (\"111111111111111111111111...\") is too long");
+    EXPECT_EQ(parse_error("0 \x01\x7f\n"), "line 1: \"??\" is not a non-negative number");
+}
+
+TEST(CostFile, TooManyColumnsIsRefusedBeforeTheMatrixIsAllocated)
+{
+    std::string row;
+    for (int i = 0; i <= kMaxCostRows; ++i) {
+        row += "1 ";
+    }
+    EXPECT_EQ(parse_error(row), "line 1: the first row has 4097 entries, more than 4096");
+}
+
+// Inputs from the fuzz target's corpus (test/fuzz: 6.9 million runs, no
+// crash), which showed messages to mend: a lone "-" was called negative,
+// 0.1 was printed as 0.10000000000000001, "1 rows" and "1 entries".
+TEST(CostFile, FuzzRegressions)
+{
+    EXPECT_EQ(parse_error("-"), "line 1: \"-\" is not a non-negative number");
+    EXPECT_EQ(parse_error("-\x7f"), "line 1: \"-?\" is not a non-negative number");
+    EXPECT_EQ(parse_error("-35-"), "line 1: \"-35-\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0\t0\n.1\t0"), "cost(0, 1) = 0 but cost(1, 0) = 0.1: not symmetric (rows and columns count from 0)");
+    EXPECT_EQ(parse_error("1 0 0 0\t0"), "has 1 row of 5 entries: not square");
+    EXPECT_EQ(parse_error("0 1 2\n1 "), "line 2: row 1 has 1 entry but the first row has 3");
+    EXPECT_EQ(parse_error("1\n4"), "line 2: more rows than the 1 column: not square");
+    EXPECT_EQ(parse_error(std::string("0\0$0", 4)), "line 1: \"0?$0\" is not a non-negative number");
+    EXPECT_EQ(parse_error("0\t1e-3\xa7\r"), "line 1: \"1e-3?\" is not a non-negative number");
+    EXPECT_EQ(parse_error("3e330"), "line 1: \"3e330\" is out of range");
+    EXPECT_EQ(parse_error(" "), "has no rows");
+    std::string error;
+    EXPECT_EQ(parse_cost_matrix("0.", &error).n, 1);
+    EXPECT_EQ(parse_cost_matrix("1E+2", &error).n, 1);
+    EXPECT_EQ(parse_cost_matrix("0e-400", &error).n, 1);  // zero, however written
+}
+
+TEST(CostFile, ReadErrorsNameTheCause)
+{
+    std::string text, error;
+    EXPECT_FALSE(read_cost_file("/nonexistent/costs.txt", &text, &error));
+    EXPECT_EQ(error, "cannot be read: No such file or directory");
+    EXPECT_FALSE(read_cost_file("/", &text, &error));
+    EXPECT_EQ(error, "cannot be read: Is a directory");
+}
+
+TEST(Costs, LocalityLevels)
+{
+    // Nodes 0 and 1 in cluster 0, node 2 in cluster 1.
+    const Topology topology({0, 0, 1, 2, 2}, {0, 0, 1});
+    const Costs costs = locality_costs(topology);
+    EXPECT_EQ(costs(0, 0), 0);
+    EXPECT_EQ(costs(0, 1), kSameNodeCost);
+    EXPECT_EQ(costs(0, 2), kSameClusterCost);
+    EXPECT_EQ(costs(2, 4), kOtherClusterCost);
+    EXPECT_EQ(costs(4, 3), kSameNodeCost);
+    EXPECT_EQ(topology.costs()(1, 3), kOtherClusterCost);  // the topology's default
+}
+
+TEST(Costs, ProbeLatenciesInMicrosecondsAndAShareOfTheLowestWithinNodes)
+{
+    const Topology topology({0, 0, 1, 2});
+    const std::vector<double> latency = {0, 20e-6, 50e-6, 20e-6, 0, 10e-6, 50e-6, 10e-6, 0};
+    const Costs costs = probe_costs(topology, latency);
+    EXPECT_DOUBLE_EQ(costs(0, 2), 20);
+    EXPECT_DOUBLE_EQ(costs(3, 0), 50);
+    EXPECT_DOUBLE_EQ(costs(0, 1), kProbeSameNodeShare * 10);
+}
+
+class CostFileSetting : public ::testing::Test {
+protected:
+    std::string write(const std::string &text)
+    {
+        char name[] = "/tmp/hier-costs-XXXXXX";
+        const int fd = mkstemp(name);
+        EXPECT_GE(fd, 0);
+        close(fd);
+        std::ofstream(name) << text;
+        files_.push_back(name);
+        return name;
+    }
+    void TearDown() override
+    {
+        for (const auto &file : files_) {
+            std::remove(file.c_str());
+        }
+    }
+    std::vector<std::string> files_;
+};
+
+TEST_F(CostFileSetting, RankMatrixIndexesTheWorldAndNodeMatrixTheNodes)
+{
+    const std::string ranks = write("0 1 2 3\n1 0 4 5\n2 4 0 6\n3 5 6 0\n");
+    const Topology topology({0, 0, 1});
+    CostSetting setting;
+    setting.value = "file:" + ranks;
+    setting.world_size = 4;
+    setting.world_rank = {3, 1, 0};  // a communicator of world ranks 3, 1, 0
+    std::string error;
+    auto costs = costs_from_setting(topology, setting, &error);
+    ASSERT_NE(costs, nullptr) << error;
+    EXPECT_EQ((*costs)(0, 1), 5);  // world 3 and 1
+    EXPECT_EQ((*costs)(2, 0), 3);
+    EXPECT_EQ(costs->source(), setting.value);
+
+    const std::string nodes = write("0.5 7\n7 0.25\n");
+    setting.value = "file:" + nodes;
+    costs = costs_from_setting(topology, setting, &error);
+    ASSERT_NE(costs, nullptr) << error;
+    EXPECT_EQ((*costs)(0, 1), 0.5);  // one node: the diagonal
+    EXPECT_EQ((*costs)(1, 2), 7);
+
+    // With a node map, the matrix is over the job's nodes.
+    const std::string job_nodes = write("1 2 3\n2 1 4\n3 4 1\n");
+    setting.value = "file:" + job_nodes;
+    setting.world_node = {2, 2, 0};
+    setting.world_node_count = 3;
+    costs = costs_from_setting(topology, setting, &error);
+    ASSERT_NE(costs, nullptr) << error;
+    EXPECT_EQ((*costs)(0, 2), 3);
+    EXPECT_EQ((*costs)(0, 1), 1);
+}
+
+TEST_F(CostFileSetting, ErrorLinesNameTheParameterTheProblemAndTheForm)
+{
+    const Topology topology({0, 1, 2});
+    CostSetting setting;
+    std::string error;
+    const auto fails = [&](const std::string &value) {
+        setting.value = value;
+        error.clear();
+        EXPECT_EQ(costs_from_setting(topology, setting, &error), nullptr) << value;
+        EXPECT_EQ(error.find('\n'), std::string::npos);
+        return error;
+    };
+    EXPECT_EQ(fails("bogus"), "coll_hier_cost \"bogus\" is not a cost source; expected locality, probe or file:PATH");
+    EXPECT_EQ(fails("file:"), "coll_hier_cost \"file:\" names no file; expected locality, probe or file:PATH");
+    EXPECT_EQ(fails("probe"), "coll_hier_cost \"probe\" needs the latency probe, which did not run");
+    EXPECT_EQ(fails("file:/nonexistent"), "coll_hier_cost \"file:/nonexistent\" cannot be read: No such file or directory");
+    const std::string expected =
+        "; expected a square, symmetric matrix of non-negative numbers, one row per line, over MPI_COMM_WORLD's "
+        "ranks (p x p) or over nodes (N x N)";
+    const std::string wrong = write("0 1\n1 0\n");
+    EXPECT_EQ(fails("file:" + wrong), "coll_hier_cost \"file:" + wrong + "\" has 2 rows; expected 3 (MPI_COMM_WORLD's ranks) or 3 (this communicator's nodes)" + expected);
+    const std::string negative = write("0 1 -2\n1 0 1\n-2 1 0\n");
+    EXPECT_EQ(fails("file:" + negative), "coll_hier_cost \"file:" + negative + "\" line 1: \"-2\" is negative" + expected);
+    setting.world_size = 2;
+    setting.world_rank = {0, 1, 2};  // a rank outside the world the file describes
+    EXPECT_EQ(fails("file:" + wrong), "coll_hier_cost \"file:" + wrong + "\" has no row for rank 2 of this communicator" + expected);
+    setting = CostSetting{};
+    setting.value = "locality";
+    EXPECT_NE(costs_from_setting(topology, setting, &error), nullptr);
+    setting.value = "";
+    EXPECT_NE(costs_from_setting(topology, setting, &error), nullptr);
+}
+
+} // namespace
+} // namespace hier

@@ -1,0 +1,253 @@
+// The hypercube collectives (barrier, allreduce, allgather, alltoall) on
+// every embedding, p = 1..64: simulated against their contracts and run byte
+// for byte through the in-memory transport with several windows; their step
+// counts and volume; broken variants caught; auto's choice; the C ABI.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "harness.h"
+#include "hier_core.h"
+#include "hypercube.h"
+#include "registry.h"
+
+namespace hier {
+namespace {
+
+struct Collective {
+    hier_op_t op;
+    test::Builder build;
+};
+const Collective kCollectives[] = {
+    {HIER_OP_BARRIER, build_hypercube_barrier},
+    {HIER_OP_ALLREDUCE, build_hypercube_allreduce},
+    {HIER_OP_ALLGATHER, build_hypercube_allgather},
+    {HIER_OP_ALLTOALL, build_hypercube_alltoall},
+};
+
+// p ranks on random nodes of up to largest_node ranks, with random pair
+// costs in 1..20 (or locality's), embedded by `embedding`.
+Topology costed_topology(int p, int embedding, std::mt19937 &random, bool locality, int largest_node = 4)
+{
+    std::vector<int> node_of_rank;
+    std::uniform_int_distribution<int> node_size(1, largest_node);
+    for (int node = 0; int(node_of_rank.size()) < p; ++node) {
+        node_of_rank.insert(node_of_rank.end(), size_t(std::min(node_size(random), p - int(node_of_rank.size()))),
+                            node);
+    }
+    std::shuffle(node_of_rank.begin(), node_of_rank.end(), random);
+    Topology topology(node_of_rank);
+    if (!locality) {
+        CostMatrix matrix;
+        matrix.n = p;
+        matrix.values.assign(size_t(p) * size_t(p), 0);
+        std::uniform_int_distribution<int> cost(1, 20);
+        for (int a = 0; a < p; ++a) {
+            for (int b = a + 1; b < p; ++b) {
+                matrix.values[size_t(a) * p + b] = matrix.values[size_t(b) * p + a] = cost(random);
+            }
+        }
+        topology.set_costs(std::make_shared<Costs>(Costs::from_matrix(matrix)));
+    }
+    topology.set_hypercube_embedding(embedding);
+    return topology;
+}
+
+int cube_dims(int p)
+{
+    int d = 0;
+    while ((2 << d) <= p) {
+        ++d;
+    }
+    return d;
+}
+
+TEST(Hypercube, EveryCollectiveEveryEmbeddingByteExactUpTo64)
+{
+    std::mt19937 random(2005);
+    for (int p = 1; p <= 64; ++p) {
+        const bool folded = (p & (p - 1)) != 0;
+        for (int embedding = 0; embedding < embedding_id_count(); ++embedding) {
+            const Topology topology = costed_topology(p, embedding, random, p % 3 == 0);
+            for (const Collective &collective : kCollectives) {
+                SCOPED_TRACE(std::string(op_name(collective.op)) + " p " + std::to_string(p) + " " +
+                             embedding_id_name(embedding));
+                const auto schedules = test::build_all(collective.build, topology);
+                const SimulationReport report = test::simulate_op(collective.op, topology, schedules);
+                ASSERT_EQ(report.error, "");
+                // log2 of the cube's steps, and the two folding steps.
+                if (p > 1) {
+                    EXPECT_EQ(report.steps, size_t(cube_dims(p)) + (folded ? 2 : 0));
+                }
+                for (int window : test::kWindows) {
+                    ASSERT_EQ(test::run_bytes(collective.op, topology, schedules, -1, 3, window), "")
+                        << "window " << window;
+                }
+            }
+        }
+    }
+}
+
+// "log p rounds, half the data per round": on a power of two every rank
+// sends p/2 blocks in each of log p steps, one message per step.
+TEST(Hypercube, AlltoallSendsHalfItsBlocksPerStep)
+{
+    std::mt19937 random(3);
+    for (int p : {2, 4, 8, 16, 32, 64}) {
+        const Topology topology = costed_topology(p, kEmbeddingAuto, random, false, 1);
+        const auto schedules = test::build_all(build_hypercube_alltoall, topology);
+        const SimulationReport report = test::simulate_op(HIER_OP_ALLTOALL, topology, schedules);
+        ASSERT_EQ(report.error, "");
+        const size_t d = size_t(cube_dims(p));
+        EXPECT_EQ(report.intra_node_blocks + report.inter_node_blocks, size_t(p) * size_t(p / 2) * d);
+        EXPECT_EQ(report.intra_node_messages + report.inter_node_messages, size_t(p) * d);
+        EXPECT_EQ(report.max_port_load, 1u);
+    }
+}
+
+// Ranks that disagree on the embedding (the glue's every-rank-the-same
+// rule broken) meet the wrong partners: every checker must notice.
+TEST(Hypercube, RanksDisagreeingOnTheEmbeddingAreCaught)
+{
+    std::mt19937 random(4);
+    for (const Collective &collective : kCollectives) {
+        const int p = 8;
+        const Topology one = costed_topology(p, embedding_id("blind"), random, false);
+        Topology other = one;
+        other.set_hypercube_embedding(embedding_id("eff"));
+        ASSERT_NE(one.hypercube().rank_at, other.hypercube().rank_at);
+        auto schedules = test::build_all(collective.build, one);
+        for (int rank = 0; rank < p; rank += 2) {
+            schedules[rank] = collective.build(other, rank, -1);
+        }
+        EXPECT_NE(test::simulate_op(collective.op, one, schedules).error, "") << op_name(collective.op);
+        if (collective.op != HIER_OP_BARRIER) {
+            EXPECT_NE(test::run_bytes(collective.op, one, schedules), "") << op_name(collective.op);
+        }
+    }
+}
+
+// A folded rank that leaves without waiting for its host's release, and an
+// allgather that skips placing the gathered blocks: caught.
+TEST(Hypercube, AnEarlyExitAndAMissingPlacementAreCaught)
+{
+    std::mt19937 random(5);
+    const Topology topology = costed_topology(6, kEmbeddingAuto, random, false);
+    const HypercubePlan &plan = topology.hypercube();
+    auto barrier = test::build_all(build_hypercube_barrier, topology);
+    int extra = 0;
+    while (plan.host_of[extra] < 0) {
+        ++extra;
+    }
+    ScheduleBuilder leaves_early(extra, 6);
+    leaves_early.send(HypercubePlan::kFoldInStep, plan.host_of[extra], block(HIER_BUF_SEND, 0));
+    barrier[extra] = leaves_early.build();
+    const std::string error = test::simulate_op(HIER_OP_BARRIER, topology, barrier).error;
+    EXPECT_NE(error, "");  // the host's release is never received, or the rank leaves early
+
+    Topology crossed({0, 1, 1, 0, 2, 3, 3, 2});  // not in rank order: gathered in TMP
+    ASSERT_NE(crossed.hypercube().rank_at, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    auto allgather = test::build_all(build_hypercube_allgather, crossed);
+    ScheduleBuilder unplaced(0, 8);
+    const Schedule &whole = allgather[0];
+    for (const Round &round : whole.rounds()) {
+        const Op *ops = whole.ops(round);
+        for (size_t i = 0; i < whole.op_count(round); ++i) {
+            const Op &op = ops[i];
+            if (op.kind == OpKind::Send) {
+                unplaced.send(round.step, op.peer, op.from);
+            } else if (op.kind == OpKind::Recv) {
+                unplaced.recv(round.step, op.peer, op.to);
+            } else if (op.to.buffer != HIER_BUF_RECV) {
+                unplaced.copy(round.step, op.from, op.to);
+            }
+        }
+    }
+    unplaced.reserve_tmp(whole.tmp_blocks());
+    allgather[0] = unplaced.build();
+    EXPECT_NE(test::simulate_op(HIER_OP_ALLGATHER, crossed, allgather).error, "");
+    EXPECT_NE(test::run_bytes(HIER_OP_ALLGATHER, crossed, allgather), "");
+}
+
+const Algorithm *hypercube_row(hier_op_t op)
+{
+    for (const Algorithm *algorithm : algorithms_for(op)) {
+        if (std::strcmp(algorithm->name, "hypercube") == 0) {
+            return algorithm;
+        }
+    }
+    return nullptr;
+}
+
+TEST(Hypercube, AutoPicksItWhereTheEmbeddingPaysAndMessagesAreSmall)
+{
+    const Topology crossed({0, 1, 1, 0, 2, 3, 3, 2});
+    const Topology even = Topology::from_node_sizes({8});
+    for (hier_op_t op : {HIER_OP_BARRIER, HIER_OP_ALLREDUCE, HIER_OP_ALLGATHER, HIER_OP_ALLTOALL}) {
+        ASSERT_NE(hypercube_row(op), nullptr) << op_name(op);
+        const Choice chosen = choose(op, HIER_ALG_AUTO, crossed, 8);
+        if (op == HIER_OP_ALLTOALL) {
+            EXPECT_NE(chosen.algorithm, hypercube_row(op));  // never by auto
+            continue;
+        }
+        ASSERT_EQ(chosen.algorithm, hypercube_row(op)) << op_name(op) << ": " << (chosen.reason ? chosen.reason : "");
+        const Choice declined = choose(op, HIER_ALG_AUTO, even, 8);
+        EXPECT_EQ(declined.algorithm, nullptr);
+        EXPECT_STREQ(declined.reason,
+                     "costs too even: the blind embedding's calc_cost is 0% below blind's, auto wants 15%");
+        // By name it runs anyway.
+        EXPECT_EQ(choose(op, chosen.id, even, 8).algorithm, hypercube_row(op));
+    }
+    EXPECT_NE(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 4096).algorithm, nullptr);
+    EXPECT_STREQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 4097).reason,
+                 "vector above 4 KiB: Open MPI's own allreduce moves less");
+    EXPECT_NE(choose(HIER_OP_ALLGATHER, HIER_ALG_AUTO, crossed, 4096).algorithm, nullptr);
+    EXPECT_STREQ(choose(HIER_OP_ALLGATHER, HIER_ALG_AUTO, crossed, 4097).reason,
+                 "result above 32 KiB: Open MPI's own allgather does as well with fewer copies");
+}
+
+hier_comm_t *create(int size, int rank, const int *node_of_rank, const char *cost, const char *embedding,
+                    char *error, size_t errlen)
+{
+    hier_comm_input_t input{};
+    input.size = size;
+    input.rank = rank;
+    input.node_of_rank = node_of_rank;
+    input.cost = cost;
+    input.hypercube_embedding = embedding;
+    return hier_comm_create(&input, error, errlen);
+}
+
+TEST(HypercubeCApi, SettingsThatDoNotParseGiveOneLine)
+{
+    const int nodes[] = {0, 1, 1, 0};
+    char error[512];
+    EXPECT_EQ(create(4, 0, nodes, "bogus", nullptr, error, sizeof error), nullptr);
+    EXPECT_STREQ(error, "coll_hier_cost \"bogus\" is not a cost source; expected locality, probe or file:PATH");
+    EXPECT_EQ(create(4, 0, nodes, nullptr, "bogus", error, sizeof error), nullptr);
+    EXPECT_STREQ(error,
+                 "coll_hier_hypercube_embedding \"bogus\" is not one of auto, blind, dim2, tsts, eff, refine");
+    EXPECT_EQ(hier_embedding_count(), 6);
+    EXPECT_STREQ(hier_embedding_name(5), "refine");
+    EXPECT_EQ(hier_embedding_name(6), nullptr);
+}
+
+TEST(HypercubeCApi, TheVerboseDetailNamesTheEmbeddingAndItsCost)
+{
+    const int nodes[] = {0, 1, 1, 0};
+    char error[512], reason[256];
+    hier_comm_t *comm = create(4, 2, nodes, "locality", "eff", error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    int chosen = -1;
+    const hier_schedule_t *schedule =
+        hier_comm_select(comm, HIER_OP_BARRIER, HIER_ALG_AUTO, -1, 0, &chosen, reason, sizeof reason);
+    ASSERT_NE(schedule, nullptr) << reason;
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_BARRIER, chosen), "hypercube");
+    EXPECT_STREQ(reason, "eff embedding, calc_cost 11, blind 20");
+    EXPECT_EQ(hier_comm_select(comm, HIER_OP_BARRIER, chosen, -1, 0, &chosen, reason, sizeof reason), schedule);
+    hier_comm_destroy(comm);
+}
+
+} // namespace
+} // namespace hier
