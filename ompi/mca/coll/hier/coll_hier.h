@@ -54,6 +54,8 @@ typedef struct mca_coll_hier_component_t {
     int window;                      /* coll_hier_window */
     char *node_map;                  /* coll_hier_node_map */
     char *cluster_map;               /* coll_hier_cluster_map */
+    char *cost;                      /* coll_hier_cost */
+    char *hypercube_embedding;       /* coll_hier_hypercube_embedding */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
 
@@ -68,6 +70,7 @@ typedef struct mca_coll_hier_component_t {
     int node_map_state;
     int node_map_node;
     int node_map_cluster;
+    int node_map_nodes;              /* how many nodes the map has */
 } mca_coll_hier_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;

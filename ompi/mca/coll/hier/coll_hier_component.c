@@ -71,6 +71,31 @@ static char *hier_algorithm_help(hier_op_t op)
     return help;
 }
 
+/* "auto (what it does), blind (...), ...": the help of
+ * coll_hier_hypercube_embedding, from the core's table. The caller frees it. */
+static char *hier_embedding_help(void)
+{
+    static const char intro[] =
+        "Where processes sit on the hypercube of the hypercube collectives "
+        "(coll_hier_<op>_algorithm=hypercube), by the costs of coll_hier_cost:";
+    size_t len = sizeof(intro) + 8;
+    char *help;
+
+    for (int id = 0; id < hier_embedding_count(); ++id) {
+        len += strlen(hier_embedding_name(id)) + strlen(hier_embedding_description(id)) + 8;
+    }
+    help = malloc(len);
+    if (NULL == help) {
+        return NULL;
+    }
+    snprintf(help, len, "%s", intro);
+    for (int id = 0; id < hier_embedding_count(); ++id) {
+        snprintf(help + strlen(help), len - strlen(help), "%s %s (%s)", id ? "," : "",
+                 hier_embedding_name(id), hier_embedding_description(id));
+    }
+    return help;
+}
+
 /* Open MPI's own enums reject an unknown value with a multi-line message
  * from every process and keep the default (auto). hier's algorithm enums take
  * it as "fallback" instead and remember it, so that one line can report it
@@ -135,6 +160,7 @@ static int hier_register(void)
 {
     mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const mca_base_component_t *v = &c->super.collm_version;
+    char *help;
     int rc;
 
     c->priority = HIER_DEFAULT_PRIORITY;
@@ -181,6 +207,27 @@ static int hier_register(void)
         "communicator falls back",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cluster_map);
+
+    c->cost = "locality";
+    (void) mca_base_component_var_register(v, "cost",
+        "Costs between processes, which the hypercube collectives' embedding "
+        "(coll_hier_hypercube_embedding) minimises: \"locality\" (levels from the topology: "
+        "two processes of one node cost 1, of one cluster 10, of two clusters 100), "
+        "\"probe\" (one-way latency among node leaders, measured once per communicator, "
+        "with a tenth of the lowest for two processes of one node), or \"file:PATH\" (a "
+        "square, symmetric matrix of non-negative numbers, one row per line, over "
+        "MPI_COMM_WORLD's ranks (p x p) or over nodes (N x N); see docs/hypercube.md). A value "
+        "that does not parse or fit is reported once and hier falls back",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cost);
+
+    help = hier_embedding_help();
+    c->hypercube_embedding = "auto";
+    (void) mca_base_component_var_register(v, "hypercube_embedding",
+        NULL != help ? help : "Embedding of the hypercube collectives",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->hypercube_embedding);
+    free(help);
 
     for (int op = 0; op < HIER_OP_COUNT; ++op) {
         rc = hier_register_algorithm((hier_op_t) op);

@@ -78,11 +78,22 @@ static bool hier_cluster_map_from_node_map(void)
            0 != strcmp(cluster_map, "probe");
 }
 
-/* Does this communicator's topology need the latency probe? */
+/* Does this communicator's topology need the latency probe? For clusters,
+ * or for costs. */
 static bool hier_probe_wanted(void)
 {
     const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return NULL != cluster_map && 0 == strcmp(cluster_map, "probe");
+    const char *cost = mca_coll_hier_component.cost;
+    return (NULL != cluster_map && 0 == strcmp(cluster_map, "probe")) ||
+           (NULL != cost && 0 == strcmp(cost, "probe"));
+}
+
+/* Costs from a file may be read on some ranks and not on others (a file
+ * system not mounted everywhere): their ranks must agree before using them. */
+static bool hier_cost_from_file(void)
+{
+    const char *cost = mca_coll_hier_component.cost;
+    return NULL != cost && 0 == strncmp(cost, "file:", 5);
 }
 
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
@@ -107,6 +118,7 @@ static void hier_parse_node_map_once(void)
     if (valid) {
         /* Nodes are numbered 0, 1, ... in rank order: the last rank's is the largest. */
         const int node_count = nodes[size - 1] + 1;
+        c->node_map_nodes = node_count;
         c->node_map_node = nodes[ompi_comm_rank(world)];
         c->node_map_cluster = 0;
         if (hier_cluster_map_from_node_map()) {
@@ -215,21 +227,70 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
     return rank;
 }
 
-/* The core's view of comm from every rank's node and cluster (NULL: from
- * coll_hier_cluster_map over comm's own nodes). A cluster map that does not
- * fit is reported once per process, by rank 0 of the first communicator it
- * does not fit, and that communicator falls back. */
-static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *nodes, const int *clusters, const char **why)
+/* The parameter an error line of the core names first (every line starts
+ * with it), as the reason the verbose line gives for falling back. */
+static const char *hier_invalid_setting(const char *error)
 {
-    static bool cluster_map_reported = false;
+    static const char *const reasons[] = {
+        "invalid coll_hier_cluster_map", "invalid coll_hier_cost", "invalid coll_hier_hypercube_embedding",
+    };
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); ++i) {
+        const char *name = reasons[i] + strlen("invalid ");
+        if (0 == strncmp(error, name, strlen(name)) && ' ' == error[strlen(name)]) {
+            return reasons[i];
+        }
+    }
+    return "invalid setting";
+}
+
+/* With costs from a file, whether every rank of comm built its topology:
+ * if one could not, none uses it. Collective over comm. */
+static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   char *error, size_t errlen)
+{
+    int mine = NULL != module->topology, everyone = 0, rc;
+
+    if (NULL == module->previous.allreduce) {
+        rc = OMPI_ERR_NOT_SUPPORTED;
+    } else {
+        rc = module->previous.allreduce(&mine, &everyone, 1, MPI_INT, MPI_MIN, comm,
+                                        module->previous.allreduce_module);
+    }
+    if (mine && (OMPI_SUCCESS != rc || !everyone)) {
+        hier_comm_destroy(module->topology);
+        module->topology = NULL;
+        snprintf(error, errlen, "coll_hier_cost \"%s\" could not be used on every rank",
+                 mca_coll_hier_component.cost);
+    }
+    return rc;
+}
+
+/* The core's view of comm from every rank's node, cluster and rank in
+ * MPI_COMM_WORLD (clusters NULL: from coll_hier_cluster_map over comm's own
+ * nodes). A setting the core rejects (a cluster map that does not fit, a
+ * cost source or embedding that does not parse) is reported once per
+ * process, by rank 0 of the first communicator it fails on, and that
+ * communicator falls back. */
+static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                const int *nodes, const int *clusters, const int *world_ranks,
+                                const char **why)
+{
+    static bool setting_reported = false;
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char error[MCA_COLL_HIER_LINE_MAX];
     hier_comm_input_t input = {
         .size = ompi_comm_size(comm),
         .rank = ompi_comm_rank(comm),
         .node_of_rank = nodes,
         .cluster_of_rank = clusters,
-        .cluster_map = mca_coll_hier_component.cluster_map,
+        .cluster_map = c->cluster_map,
+        .cost = c->cost,
+        .world_rank = world_ranks,
+        .world_size = ompi_comm_size(&ompi_mpi_comm_world.comm),
+        /* With a node map, nodes are the map's: the job's numbering. */
+        .world_node = hier_node_map_given() ? nodes : NULL,
+        .world_node_count = hier_node_map_given() ? c->node_map_nodes : 0,
+        .hypercube_embedding = c->hypercube_embedding,
     };
     double *latency = NULL;
     int node_count;
@@ -245,6 +306,13 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     module->topology = hier_comm_create(&input, error, sizeof(error));
     free(latency);
+    if (hier_cost_from_file()) {
+        const int rc = hier_agree_on_cost_file(module, comm, error, sizeof(error));
+        if (OMPI_SUCCESS != rc) {
+            *why = "agreeing on coll_hier_cost failed";
+            return rc;
+        }
+    }
     if (NULL != module->topology) {
         return OMPI_SUCCESS;
     }
@@ -252,13 +320,13 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (!cluster_map_reported && 0 == ompi_comm_rank(comm)) {
+    if (!setting_reported && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
                 error, comm->c_name);
         fflush(stderr);
-        cluster_map_reported = true;
+        setting_reported = true;
     }
-    *why = "invalid coll_hier_cluster_map";
+    *why = hier_invalid_setting(error);
     return OMPI_ERROR;
 }
 
@@ -270,7 +338,7 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const int size = ompi_comm_size(comm);
-    int mine[2], rc, *pairs, *nodes;    /* mine: {node, cluster} */
+    int mine[3], rc, *triples, *nodes;    /* mine: {node, cluster, rank in MPI_COMM_WORLD} */
 
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
@@ -284,33 +352,35 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
         mine[0] = hier_node_leader(comm);
         mine[1] = 0;
     }
+    mine[2] = ompi_comm_rank(&ompi_mpi_comm_world.comm);
     if (NULL == module->previous.allgather) {
         *why = "no allgather to gather the topology with";
         return OMPI_ERROR;
     }
-    pairs = malloc(2 * size * sizeof(*pairs));
-    nodes = malloc(2 * size * sizeof(*nodes));
-    if (NULL == pairs || NULL == nodes) {
-        free(pairs);
+    triples = malloc(3 * size * sizeof(*triples));
+    nodes = malloc(3 * size * sizeof(*nodes));
+    if (NULL == triples || NULL == nodes) {
+        free(triples);
         free(nodes);
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = module->previous.allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, comm,
+    rc = module->previous.allgather(mine, 3, MPI_INT, triples, 3, MPI_INT, comm,
                                     module->previous.allgather_module);
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
-        int *clusters = nodes + size;
+        int *clusters = nodes + size, *world_ranks = nodes + 2 * size;
         for (int i = 0; i < size; ++i) {
-            nodes[i] = pairs[2 * i];
-            clusters[i] = pairs[2 * i + 1];
+            nodes[i] = triples[3 * i];
+            clusters[i] = triples[3 * i + 1];
+            world_ranks[i] = triples[3 * i + 2];
         }
         /* With a node map and a cluster map of counts, clusters are the
          * job's; else the map (or the probe) applies to comm's nodes. */
         rc = hier_create_topology(module, comm, nodes, hier_cluster_map_from_node_map() ? clusters : NULL,
-                                  why);
+                                  world_ranks, why);
     }
-    free(pairs);
+    free(triples);
     free(nodes);
     return rc;
 }
@@ -338,6 +408,9 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     if (HIER_ALG_FALLBACK == chosen) {
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
                  hier_op_name(op), comm->c_name, where, reason);
+    } else if ('\0' != reason[0]) {
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s (%s)",
+                 hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, chosen), reason);
     } else {
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s",
                  hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, chosen));
