@@ -4,14 +4,22 @@
 // on stderr saying what was expected).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "cost_file.h"
 
 namespace hier::inspect {
 
 using Arguments = std::vector<std::string>;
 
 int schedule(const Arguments &args);
+int embed(const Arguments &args);
+int embed_gains(const Arguments &args);
+
+// Pair costs drawn from 1..max, symmetric, the same for a seed everywhere.
+CostMatrix random_cost_matrix(int n, int max, uint64_t seed);
 
 // Shared by the commands: parses "4,3,2,1" (positive integers), or writes
 // one line to stderr naming `what` and returns an empty vector.
