@@ -12,7 +12,7 @@
 #   three-clusters every cluster pair sees the backbone delay
 #   torus          kernel routing through intermediate nodes (interface
 #                  counters), link bandwidth, a 16-node alltoall
-#   hetero         per-destination rates follow the pair costs
+#   hetero         per-destination rates and delays follow the pair costs
 #   down           nothing is left behind
 # Bandwidths are printed ("info:"); only their upper bound (the shaping works)
 # is asserted, a loaded machine can always be slower.
@@ -346,6 +346,16 @@ test_hetero() {
         check "hetero: cost 1 is >= 3x faster than cost 5" "$fast vs $slow" le "$(awk -v s="$slow" 'BEGIN{print 3 * s}')" "$fast"
     else
         fail "hetero: ping-pong" "mpirun failed"
+    fi
+    # Pair delays: cost * 0.5 ms one way, so a round trip of 1 ms for cost 1
+    # and 5 ms for cost 5, plus the stack's own.
+    local near
+    if pingpong hetero-delay1 hier-n0,hier-n4 -n 5 1 && near=$RTT1_US && pingpong hetero-delay5 hier-n1,hier-n5 -n 5 1; then
+        info "hetero: 1-byte round trip $near us at cost 1, $RTT1_US us at cost 5"
+        check "hetero: cost-1 pair round trip 1..2 ms" "$near us" between 1000 "$near" 2000
+        check "hetero: cost-5 pair round trip 5..10 ms" "$RTT1_US us" between 5000 "$RTT1_US" 10000
+    else
+        fail "hetero: pair delays" "mpirun failed"
     fi
 }
 
