@@ -24,7 +24,7 @@
 #include "ompi/op/op.h"
 #include "opal/util/output.h"
 
-#define HIER_PROBE_ROUND_TRIPS 5
+#define HIER_PROBE_ROUND_TRIPS 4
 
 static double hier_now(void)
 {
