@@ -103,9 +103,10 @@ std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<
     return {};
 }
 
-SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root)
+SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root,
+                             int window)
 {
-    return simulate(topology, schedules, contract_for(op, topology.size(), root));
+    return simulate(topology, schedules, contract_for(op, topology.size(), root), window);
 }
 
 std::vector<std::vector<int>> node_size_multisets(int max_nodes, int max_size)

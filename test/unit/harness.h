@@ -31,9 +31,10 @@ inline std::string run_alltoall_bytes(const Topology &topology, const std::vecto
     return run_bytes(HIER_OP_ALLTOALL, topology, schedules, -1, block_bytes, window);
 }
 
-// Simulates every rank's schedule against op's contract.
+// Simulates every rank's schedule against op's contract, for the
+// executor's window (which only a barrier's causality depends on).
 SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules,
-                             int root = -1);
+                             int root = -1, int window = 1);
 
 // The windows the byte checks run with: strict rounds, a small window, and
 // one wider than any schedule here.

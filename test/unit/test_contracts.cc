@@ -176,6 +176,10 @@ TEST(Contracts, BarrierNeedsEveryRankToHearFromEveryRank)
         const auto schedules = dissemination_barrier(p);
         EXPECT_EQ(test::simulate_op(HIER_OP_BARRIER, topology, schedules).error, "") << "p " << p;
         EXPECT_EQ(test::run_bytes(HIER_OP_BARRIER, topology, schedules), "") << "p " << p;
+        for (int window : test::kWindows) {
+            EXPECT_EQ(test::simulate_op(HIER_OP_BARRIER, topology, schedules, -1, window).error, "")
+                << "p " << p << " window " << window;
+        }
         const auto early_exit = dissemination_barrier(p, true);
         EXPECT_NE(test::simulate_op(HIER_OP_BARRIER, topology, early_exit).error.find("may leave before"),
                   std::string::npos)

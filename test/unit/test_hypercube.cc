@@ -83,6 +83,8 @@ TEST(Hypercube, EveryCollectiveEveryEmbeddingByteExactUpTo64)
                 for (int window : test::kWindows) {
                     ASSERT_EQ(test::run_bytes(collective.op, topology, schedules, -1, 3, window), "")
                         << "window " << window;
+                    ASSERT_EQ(test::simulate_op(collective.op, topology, schedules, -1, window).error, "")
+                        << "window " << window;
                 }
             }
         }
@@ -228,6 +230,15 @@ TEST(HypercubeCApi, SettingsThatDoNotParseGiveOneLine)
     EXPECT_EQ(create(4, 0, nodes, nullptr, "bogus", error, sizeof error), nullptr);
     EXPECT_STREQ(error,
                  "coll_hier_hypercube_embedding \"bogus\" is not one of auto, blind, dim2, tsts, eff, refine");
+    // Mistakes of the job, not of a communicator: hier_check_settings says so.
+    EXPECT_EQ(hier_check_settings("bogus", "auto", error, sizeof error), -1);
+    EXPECT_STREQ(error, "coll_hier_cost \"bogus\" is not a cost source; expected locality, probe or file:PATH");
+    EXPECT_EQ(hier_check_settings("file:/nonexistent", nullptr, error, sizeof error), -1);
+    EXPECT_STREQ(error, "coll_hier_cost \"file:/nonexistent\" cannot be read: No such file or directory");
+    EXPECT_EQ(hier_check_settings("locality", "tsts", error, sizeof error), 0);
+    EXPECT_STREQ(error, "");
+    EXPECT_EQ(hier_check_settings(nullptr, "x", error, sizeof error), -1);
+    EXPECT_STREQ(error, "coll_hier_hypercube_embedding \"x\" is not one of auto, blind, dim2, tsts, eff, refine");
     EXPECT_EQ(hier_embedding_count(), 6);
     EXPECT_STREQ(hier_embedding_name(5), "refine");
     EXPECT_EQ(hier_embedding_name(6), nullptr);

@@ -268,14 +268,13 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
 /* The core's view of comm from every rank's node, cluster and rank in
  * MPI_COMM_WORLD (clusters NULL: from coll_hier_cluster_map over comm's own
  * nodes). A setting the core rejects (a cluster map that does not fit, a
- * cost source or embedding that does not parse) is reported once per
- * process, by rank 0 of the first communicator it fails on, and that
- * communicator falls back. */
+ * cost source or embedding that does not parse) is reported in one line,
+ * and that communicator falls back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *nodes, const int *clusters, const int *world_ranks,
                                 const char **why)
 {
-    static bool setting_reported = false;
+    static bool setting_reported = false, job_wide_reported = false;
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char error[MCA_COLL_HIER_LINE_MAX];
     hier_comm_input_t input = {
@@ -320,11 +319,24 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (!setting_reported && 0 == ompi_comm_rank(comm)) {
-        fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
-                error, comm->c_name);
-        fflush(stderr);
-        setting_reported = true;
+    /* A mistake that fails every communicator alike (see
+     * hier_check_settings) is the job's: world rank 0 reports it, once.
+     * One that fails this communicator only: its rank 0 does. */
+    if (!setting_reported && !job_wide_reported) {
+        char job_wide[MCA_COLL_HIER_LINE_MAX];
+        const bool job = 0 != hier_check_settings(c->cost, c->hypercube_embedding, job_wide, sizeof(job_wide));
+        const int reporter = job ? ompi_comm_rank(&ompi_mpi_comm_world.comm) : ompi_comm_rank(comm);
+        if (0 == reporter) {
+            if (job) {
+                fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", job_wide);
+            } else {
+                fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
+                        error, comm->c_name);
+            }
+            fflush(stderr);
+        }
+        setting_reported = !job && 0 == reporter;
+        job_wide_reported = job;
     }
     *why = hier_invalid_setting(error);
     return OMPI_ERROR;

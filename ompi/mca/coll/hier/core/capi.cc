@@ -186,6 +186,21 @@ int embedding_setting(const char *value, std::string *error)
 
 } // namespace
 
+int hier_check_settings(const char *cost, const char *embedding, char *err, size_t errlen)
+{
+    try {
+        std::string error = hier::cost_setting_error(cost ? cost : "");
+        if (error.empty()) {
+            embedding_setting(embedding, &error);
+        }
+        write_line(err, errlen, error);
+        return error.empty() ? 0 : -1;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_cost: out of memory");
+        return -1;
+    }
+}
+
 hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen)
 {
     write_line(err, errlen, "");

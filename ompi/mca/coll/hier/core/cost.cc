@@ -123,43 +123,83 @@ std::shared_ptr<const Costs> file_costs(const Topology &topology, const CostSett
 
 } // namespace
 
+namespace {
+
+// The form of a setting: "" when it is locality or probe, else the path of
+// its file; or false and *error.
+bool file_of(const std::string &value, std::string *path, std::string *error)
+{
+    const std::string prefix = "coll_hier_cost \"" + value + "\" ";
+    const std::string kFilePrefix = "file:";
+    path->clear();
+    if (value.empty() || value == "locality" || value == "probe") {
+        return true;
+    }
+    if (value.compare(0, kFilePrefix.size(), kFilePrefix) != 0) {
+        *error = prefix + "is not a cost source; " + kExpectedSetting;
+        return false;
+    }
+    *path = value.substr(kFilePrefix.size());
+    if (path->empty()) {
+        *error = prefix + "names no file; " + kExpectedSetting;
+        return false;
+    }
+    return true;
+}
+
+// The matrix of a file, or n = 0 and *error.
+CostMatrix read_matrix(const std::string &value, const std::string &path, std::string *error)
+{
+    const std::string prefix = "coll_hier_cost \"" + value + "\" ";
+    std::string text, why;
+    if (!read_cost_file(path, &text, &why)) {
+        *error = prefix + why;
+        return {};
+    }
+    const CostMatrix matrix = parse_cost_matrix(text, &why);
+    if (matrix.n == 0) {
+        *error = prefix + why + "; " + kExpectedFile;
+    }
+    return matrix;
+}
+
+} // namespace
+
+std::string cost_setting_error(const std::string &value)
+{
+    std::string path, error;
+    if (file_of(value, &path, &error) && !path.empty()) {
+        read_matrix(value, path, &error);
+    }
+    return error;
+}
+
 std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
                                                 std::string *error)
 {
-    const std::string prefix = "coll_hier_cost \"" + setting.value + "\" ";
-    if (setting.value.empty() || setting.value == "locality") {
-        return std::make_shared<Costs>(locality_costs(topology));
+    std::string path;
+    if (!file_of(setting.value, &path, error)) {
+        return nullptr;
     }
     if (setting.value == "probe") {
         const auto n = size_t(topology.node_count());
         if (setting.node_latency.size() != n * n) {
-            *error = prefix + "needs the latency probe, which did not run";
+            *error = "coll_hier_cost \"probe\" needs the latency probe, which did not run";
             return nullptr;
         }
         return std::make_shared<Costs>(probe_costs(topology, setting.node_latency));
     }
-    const std::string kFilePrefix = "file:";
-    if (setting.value.compare(0, kFilePrefix.size(), kFilePrefix) != 0) {
-        *error = prefix + "is not a cost source; " + kExpectedSetting;
-        return nullptr;
-    }
-    const std::string path = setting.value.substr(kFilePrefix.size());
     if (path.empty()) {
-        *error = prefix + "names no file; " + kExpectedSetting;
+        return std::make_shared<Costs>(locality_costs(topology));
+    }
+    const CostMatrix matrix = read_matrix(setting.value, path, error);
+    if (matrix.n == 0) {
         return nullptr;
     }
-    std::string text, why;
-    if (!read_cost_file(path, &text, &why)) {
-        *error = prefix + why;
-        return nullptr;
-    }
-    const CostMatrix matrix = parse_cost_matrix(text, &why);
-    std::shared_ptr<const Costs> costs;
-    if (matrix.n > 0) {
-        costs = file_costs(topology, setting, matrix, setting.value, &why);
-    }
+    std::string why;
+    auto costs = file_costs(topology, setting, matrix, setting.value, &why);
     if (!costs) {
-        *error = prefix + why + "; " + kExpectedFile;
+        *error = "coll_hier_cost \"" + setting.value + "\" " + why + "; " + kExpectedFile;
     }
     return costs;
 }

@@ -77,6 +77,11 @@ struct CostSetting {
     int world_node_count = 0;
 };
 
+// What is wrong with a setting whatever the communicator (its form, the
+// file it names: unreadable, malformed), as costs_from_setting words it;
+// empty if nothing (it may still not fit a communicator).
+std::string cost_setting_error(const std::string &value);
+
 // The costs a setting asks for, or nullptr and one line in *error naming
 // coll_hier_cost, what is wrong and the expected form.
 std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,

@@ -135,6 +135,13 @@ int hier_embedding_count(void);
 const char *hier_embedding_name(int id);
 const char *hier_embedding_description(int id);
 
+/* What is wrong with coll_hier_cost and coll_hier_hypercube_embedding
+ * whatever the communicator (a value of the wrong form, a cost file that
+ * cannot be read or parsed): returns -1 and writes one line (no newline) to
+ * err, or returns 0. The glue asks it when hier_comm_create failed, to
+ * report a job-wide mistake once for the job rather than per communicator. */
+int hier_check_settings(const char *cost, const char *embedding, char *err, size_t errlen);
+
 /* Returns NULL on a map that does not parse or fit (or a cost source or
  * embedding that does not), and writes one line (no newline) to err; NULL
  * with err empty means out of memory. */

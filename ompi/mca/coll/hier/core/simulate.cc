@@ -115,13 +115,15 @@ struct Message {
 
 class Simulation {
 public:
-    Simulation(const Topology &topology, const std::vector<Schedule> &schedules, const BlockContract &contract)
-        : topology_(topology), schedules_(schedules), contract_(contract),
+    Simulation(const Topology &topology, const std::vector<Schedule> &schedules, const BlockContract &contract,
+               int window)
+        : topology_(topology), schedules_(schedules), contract_(contract), window_(window < 1 ? 1 : window),
           buffers_(schedules.size() * 3), next_round_(schedules.size(), 0),
           deliveries_(schedules.size())
     {
         if (contract.kind == BlockContract::Kind::Synchronize) {
             heard_.assign(schedules.size(), Heard(schedules.size(), false));
+            heard_after_.resize(schedules.size());
             for (size_t rank = 0; rank < heard_.size(); ++rank) {
                 heard_[rank][rank] = true;
             }
@@ -150,15 +152,19 @@ private:
     void copy_or_reduce(int rank, const Op &op);
     void write(int rank, Region to, const Tokens &tokens, bool add = false);
     void check_final();
+    // What rank had heard when it posted round `round` (see simulate.h).
+    Heard heard_when_posted(int rank, size_t round) const;
 
     const Topology &topology_;
     const std::vector<Schedule> &schedules_;
     const BlockContract &contract_;
+    int window_;
     std::vector<Tokens> buffers_;  // rank * 3 + buffer
     std::vector<size_t> next_round_;
     std::vector<std::vector<int>> deliveries_;  // per rank, per RECV block: right token written
     std::map<std::pair<int, int>, std::deque<Message>> channels_;
     std::vector<Heard> heard_;  // per rank, when the contract synchronizes
+    std::vector<std::vector<Heard>> heard_after_;  // per rank, after each of its rounds
     SimulationReport report_;
 };
 
@@ -196,7 +202,7 @@ void Simulation::send(int rank, const Op &op, uint32_t step, PortLoad &load)
     }
     Tokens tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count);
     channels_[{rank, op.peer}].push_back(
-        Message{step, std::move(tokens), heard_.empty() ? Heard() : heard_[rank]});
+        Message{step, std::move(tokens), heard_.empty() ? Heard() : heard_when_posted(rank, next_round_[rank] - 1)});
     const int from_node = topology_.node_of(rank);
     const int to_node = topology_.node_of(op.peer);
     ++report_.node_messages[from_node];
@@ -249,6 +255,18 @@ void Simulation::copy_or_reduce(int rank, const Op &op)
     }
     write(rank, op.to, Tokens(source->begin() + op.from.first, source->begin() + op.from.first + op.from.count),
           op.kind == OpKind::Reduce);
+}
+
+Heard Simulation::heard_when_posted(int rank, size_t round) const
+{
+    const Round &posted = schedules_[rank].rounds()[round];
+    const long finished = std::max<long>(posted.depends_on, long(round) - long(window_));
+    if (finished < 0) {
+        Heard alone(heard_.size(), false);
+        alone[size_t(rank)] = true;
+        return alone;
+    }
+    return heard_after_[rank][size_t(finished)];
 }
 
 void Simulation::check_final()
@@ -348,6 +366,11 @@ SimulationReport Simulation::run()
                 }
             }
         }
+        for (int rank = 0; rank < p && !heard_.empty(); ++rank) {
+            if (now[rank]) {
+                heard_after_[rank].push_back(heard_[rank]);
+            }
+        }
         if (std::any_of(load.out.begin(), load.out.end(), [](size_t n) { return n > 0; })) {
             ++report_.steps;
         }
@@ -363,9 +386,9 @@ SimulationReport Simulation::run()
 } // namespace
 
 SimulationReport simulate(const Topology &topology, const std::vector<Schedule> &schedules,
-                          const BlockContract &contract)
+                          const BlockContract &contract, int window)
 {
-    return Simulation(topology, schedules, contract).run();
+    return Simulation(topology, schedules, contract, window).run();
 }
 
 } // namespace hier

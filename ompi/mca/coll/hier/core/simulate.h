@@ -66,7 +66,14 @@ struct SimulationReport {
     size_t inter_cluster_steps = 0;     // steps in which a backbone carries a message
 };
 
+// window: the executor's (coll_hier_window). Blocks and steps do not
+// depend on it, but a barrier's causality does: with w rounds in flight a
+// send may be posted before earlier rounds finish, so what its message
+// tells the receiver is only what the sender had heard by the end of the
+// latest round certain to be finished when it was posted, max(depends_on,
+// r - w) for round r. A schedule that relies on step order instead of on
+// its rounds' dependencies passes at window 1 and fails here.
 SimulationReport simulate(const Topology &topology, const std::vector<Schedule> &schedules,
-                          const BlockContract &contract);
+                          const BlockContract &contract, int window = 1);
 
 } // namespace hier
