@@ -47,9 +47,9 @@ const Command kCommands[] = {
      "simulate one algorithm of a collective on nodes of the given sizes: delivery, rounds, steps, "
      "messages per link class, port and NIC load",
      schedule},
-    {"embed", "embed COST_FILE | embed --random SIZE MAX SEED",
-     "every hypercube embedding of a cost matrix (coll_hier_cost's file format, or random costs 1..MAX): "
-     "calc_cost and gain over blind",
+    {"embed", "embed COST_FILE | embed --random SIZE MAX SEED | embed --nodes SIZES [--clusters SIZES]",
+     "every hypercube embedding of a cost matrix (coll_hier_cost's file format, random costs 1..MAX, or "
+     "locality's on nodes of consecutive ranks): calc_cost, gain over blind, what auto does",
      embed},
     {"embed-gains", "embed-gains [--sizes 8,16,...] [--topologies N] [--max MAX] [--seed S]",
      "Figueira and Janapa Reddi's Fig. 6: average gain over blind of each embedding on random topologies",

@@ -1,7 +1,9 @@
 // hier-inspect embed: every hypercube embedding (Figueira and Janapa
 // Reddi's and ours) for one cost matrix, from a file in coll_hier_cost's
-// format or drawn at random: its calc_cost (Sec. 5.1, with the fold of a
-// non-power of two) and its gain over the blind embedding.
+// format, drawn at random, or locality's levels on described nodes: its
+// calc_cost (Sec. 5.1, with the fold of a non-power of two) and its gain
+// over the blind embedding, and whether auto would run the hypercube
+// collectives on it.
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -10,6 +12,7 @@
 #include "cost.h"
 #include "embedding.h"
 #include "hypercube.h"
+#include "topology.h"
 
 namespace hier::inspect {
 
@@ -40,9 +43,49 @@ bool positive(const std::string &text, long limit, long *value)
     return !text.empty() && *end == '\0' && *value >= 1 && *value <= limit;
 }
 
+// Locality's costs (coll_hier_cost's default) on nodes of consecutive
+// ranks, grouped into clusters if asked.
+CostMatrix locality_matrix(const Arguments &args, std::string *source)
+{
+    const std::vector<int> sizes = parse_sizes(args[1], "--nodes");
+    if (sizes.empty()) {
+        return {};
+    }
+    std::vector<int> cluster_of_node;
+    if (args.size() == 4 && args[2] == "--clusters") {
+        std::string error;
+        cluster_of_node = parse_cluster_map(args[3], int(sizes.size()), &error);
+        if (!error.empty()) {
+            std::fprintf(stderr, "hier-inspect: %s\n", error.c_str());
+            return {};
+        }
+    } else if (args.size() != 2) {
+        std::fprintf(stderr, "hier-inspect: embed --nodes SIZES takes only --clusters SIZES after it\n");
+        return {};
+    }
+    const Topology nodes = Topology::from_node_sizes(sizes);
+    std::vector<int> node_of_rank(size_t(nodes.size()));
+    for (int rank = 0; rank < nodes.size(); ++rank) {
+        node_of_rank[rank] = nodes.node_of(rank);
+    }
+    const Costs costs = locality_costs(Topology(node_of_rank, cluster_of_node));
+    CostMatrix matrix;
+    matrix.n = costs.size();
+    for (int a = 0; a < matrix.n; ++a) {
+        for (int b = 0; b < matrix.n; ++b) {
+            matrix.values.push_back(costs(a, b));
+        }
+    }
+    *source = "locality on nodes " + args[1] + (cluster_of_node.empty() ? "" : ", clusters " + args[3]);
+    return matrix;
+}
+
 // The matrix the arguments describe, or n = 0 after one line on stderr.
 CostMatrix matrix_from(const Arguments &args, std::string *source)
 {
+    if (!args.empty() && args[0] == "--nodes" && args.size() >= 2) {
+        return locality_matrix(args, source);
+    }
     if (args.size() == 4 && args[0] == "--random") {
         long size = 0, max = 0, seed = 0;
         if (!positive(args[1], 1 << 14, &size) || !positive(args[2], 1 << 30, &max) ||
@@ -65,7 +108,8 @@ CostMatrix matrix_from(const Arguments &args, std::string *source)
         *source = args[0];
         return matrix;
     }
-    std::fprintf(stderr, "hier-inspect: embed takes a cost file or --random SIZE MAX SEED\n");
+    std::fprintf(stderr, "hier-inspect: embed takes a cost file, --random SIZE MAX SEED, or --nodes SIZES "
+                         "[--clusters SIZES]\n");
     return {};
 }
 
@@ -92,6 +136,9 @@ int embed(const Arguments &args)
         std::printf("  %-10s %12.6g %15.1f%%%s%s\n", embedding_id_name(id), plan.cost, gain, id == 0 ? "  = " : "",
                     id == 0 ? embedding_id_name(plan.embedding) : "");
     }
+    const HypercubePlan best = plan_hypercube(costs, kEmbeddingAuto);
+    std::printf("auto with the auto embedding: %s\n",
+                best.too_even.empty() ? "hypercube for barrier, small allreduce and allgather" : best.too_even.c_str());
     return 0;
 }
 

@@ -26,6 +26,9 @@ printf '0 1\n2 0\n' >/tmp/hier-inspect-costs.$$
 expect 2 embed /tmp/hier-inspect-costs.$$
 rm -f /tmp/hier-inspect-costs.$$
 expect 2 embed --random 0 5 1
+expect 0 embed --nodes 4,3,2,1
+expect 0 embed --nodes 1,1,1,1,1,1,1,1,1 --clusters 3,6
+expect 2 embed --nodes 4,3 --clusters 3
 expect 0 embed-gains --sizes 8,16 --topologies 3 --max 20
 expect 2 embed-gains --sizes 12
 expect 2 embed-gains --topologies
