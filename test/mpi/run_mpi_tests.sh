@@ -313,6 +313,73 @@ check_result "$name: results"
 check_checksum "$name: checksum" "7/clusters"
 ((plain)) || check_error_line "$name: error line" coll_hier_cluster_map
 
+# The hypercube alltoall on the cost-aware embedding: each embedding once,
+# each cost source once (locality, a file of world ranks, a file of nodes,
+# the latency probe), powers of two and not (folded ranks), windows.
+# Rows: "node map|embedding|cost source|window"; "file:ranks" and
+# "file:nodes" stand for random matrices the driver writes over
+# MPI_COMM_WORLD's ranks or the map's nodes. The barrier, allreduce and
+# allgather hypercubes are checked by coll_check's rows.
+readonly HYPERCUBE_CASES=(
+    "4,3,2,1|auto|locality|1"
+    "5,1,1|blind|locality|4"
+    "1,2,3|dim2|file:ranks|1"
+    "3,3,3|tsts|probe|1"
+    "2,1|eff|locality|1"
+    "5,4,4,2,1|refine|file:nodes|8"
+)
+# cost_file KIND P NODES: writes a random symmetric matrix (costs 1..9) over
+# P ranks or NODES nodes into the log directory and prints its path.
+cost_file() {
+    local n=$2 file=$logdir/costs-$1-$2-$3.txt
+    [[ $1 == nodes ]] && n=$3
+    awk -v n="$n" -v seed="$n" 'BEGIN {
+        srand(seed)
+        for (a = 0; a < n; ++a) for (b = a; b < n; ++b) c[a, b] = c[b, a] = (a == b ? 1 : 1 + int(9 * rand()))
+        for (a = 0; a < n; ++a) { row = ""; for (b = 0; b < n; ++b) row = row (b ? " " : "") c[a, b]; print row }
+    }' >"$file"
+    echo "$file"
+}
+for case in "${HYPERCUBE_CASES[@]}"; do
+    IFS='|' read -r map embedding cost window <<<"$case"
+    p=$(map_size "$map")
+    [[ $cost == file:* ]] && cost=file:$(cost_file "${cost#file:}" "$p" "$(map_nodes "$map")")
+    name="map=$map p=$p alg=hypercube embedding=$embedding cost=${cost%%:*} window=$window"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
+        --mca coll_hier_alltoall_algorithm hypercube --mca coll_hier_hypercube_embedding "$embedding" \
+        --mca coll_hier_cost "$cost" --mca coll_hier_verbose 1
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p"
+    if ((!plain)); then
+        check_verbose "$name: verbose" "$map" hypercube
+        world=$(cat "$log.out" "$log.err" | grep -F 'coll:hier: alltoall on MPI_COMM_WORLD ' || true)
+        if [[ $embedding != auto && $world != *"hypercube ($embedding embedding, "* ]]; then
+            fail "$name: embedding" "the verbose line does not name the $embedding embedding: $world" "$log"
+        elif [[ $cost == probe ]] && ! grep -q 'coll:hier: probed latency among' "$log.err"; then
+            fail "$name: probe" "no line reporting the latency probe" "$log"
+        else
+            pass "$name: embedding and cost source"
+        fi
+    fi
+done
+# Bad values: each must give one line naming coll_hier_cost or
+# coll_hier_hypercube_embedding, and the fallback's results.
+printf '0 1\n2 0\n' >"$logdir/costs-asymmetric.txt"
+readonly HYPERCUBE_BAD=(
+    "coll_hier_cost|bogus"
+    "coll_hier_cost|file:$logdir/costs-asymmetric.txt"
+    "coll_hier_hypercube_embedding|bogus"
+)
+for bad in "${HYPERCUBE_BAD[@]}"; do
+    IFS='|' read -r param value <<<"$bad"
+    name="bad value: $param=$value"
+    run_check "$name" 6 --mca coll "$coll_list" --mca coll_hier_node_map 1,2,3 \
+        --mca coll_hier_alltoall_algorithm hypercube --mca "$param" "$value"
+    check_result "$name: results"
+    check_checksum "$name: checksum" 6
+    ((plain)) || check_error_line "$name: error line" "$param"
+done
+
 # Selection. Not asked for (not in the coll list, no priority set), hier is
 # loaded but changes nothing: no verbose line, Open MPI's results.
 if ((!plain)); then
