@@ -15,11 +15,14 @@
 //    each judged by the full calc_cost; the first that lowers (calc_cost,
 //    sum of every point's cost after every dimension) - the second term
 //    lets the search cross plateaus where several paths are equally long -
-//    is kept, and the search starts over. It stops at a local optimum or
-//    after a budget of evaluations that keeps it near Eff_Cube's own
-//    O(n^2 log n).
-// Deterministic: every rank computes the same embedding from the same
-// costs.
+//    is kept, and the search starts over, until no such swap is left.
+// 3. Kicks (iterated local search): kKickSwaps random swaps of the best
+//    embedding so far, one end of each on its critical path, then descend
+//    again, keeping what is better; until a budget of
+//    max(kMinEvaluations, kEvaluationsPerPoint n) evaluations of O(n log n)
+//    each, about Eff_Cube's own O(n^2 log n).
+// Deterministic: the kicks come from a fixed seed, so every rank computes
+// the same embedding from the same costs.
 #include "embedding.h"
 
 #include <algorithm>
@@ -197,9 +200,8 @@ Score descend(const PointCosts &costs, Evaluator &evaluator, size_t budget, Embe
                 std::swap(e[a], e[z]);
             }
         }
-        if (improved) {
-            evaluator.score(e);  // the critical path of the embedding kept
-        }
+        // After an improving swap the evaluator's last score is of e as
+        // kept, so its critical path is e's.
     }
     return current;
 }
