@@ -182,18 +182,12 @@ static void run_all(const common_options_t *o, tally_t *t)
 
 int main(int argc, char **argv)
 {
-    int rank = checker_init(&argc, &argv);
+    checker_init(&argc, &argv);
     common_options_t o;
-    int prc = parse_options(argc, argv, &o);
-    if (prc != 0) {
-        if (rank == 0) usage(prc > 0 ? stdout : stderr);
-        MPI_Finalize();
-        return prc > 0 ? 0 : 2;
-    }
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed != 0) return exit_with_usage(parsed, usage);
 
     tally_t t = TALLY_START;
     run_all(&o, &t);
-    long failed = summarize(&t);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return exit_with_summary(&t);
 }

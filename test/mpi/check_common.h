@@ -488,16 +488,35 @@ static long summarize(const tally_t *mine)
     return (long)failed;
 }
 
+/* ------------------------------------------------------ start and exit codes */
+
 /* MPI_Init with errors returned as codes, so that a failing call is reported
  * as a failed case instead of aborting the job (derived communicators
- * inherit the handler). Returns the rank in MPI_COMM_WORLD. */
-static int checker_init(int *argc, char ***argv)
+ * inherit the handler). */
+static void checker_init(int *argc, char ***argv)
 {
-    int rank;
     MPI_Init(argc, argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+/* After options that did not parse (parsed = -1) or asked for help (1):
+ * rank 0 prints the usage, and the exit code is 2, or 0 for --help. */
+static int exit_with_usage(int parsed, void (*usage)(FILE *))
+{
+    int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
+    if (rank == 0) usage(parsed > 0 ? stdout : stderr);
+    MPI_Finalize();
+    return parsed > 0 ? 0 : 2;
+}
+
+/* After the cases: the summary, and the exit code, 0 if everything passed
+ * and 1 if anything failed. */
+static int exit_with_summary(const tally_t *t)
+{
+    long failed = summarize(t);
+    MPI_Finalize();
+    return failed ? 1 : 0;
 }
 
 #endif /* CHECK_COMMON_H */

@@ -83,7 +83,6 @@
 typedef enum { OP_SCATTER, OP_GATHER, OP_ALLGATHER, OP_ALLREDUCE, OP_BARRIER, OP_COUNT } op_t;
 static const char *const op_names[OP_COUNT] = {"scatter", "gather", "allgather", "allreduce",
                                                "barrier"};
-#define ALL_OPS "scatter,gather,allgather,allreduce,barrier"
 
 /* ------------------------------------------------------------- reductions */
 
@@ -721,10 +720,10 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: " PROG " --op " ALL_OPS "\n"
+            "usage: " PROG " --op scatter|gather|allgather|allreduce|barrier\n"
             "                  [--counts N,N,...] [--quick] [--types LIST] [--comms LIST]\n"
             "                  [--in-place no|yes|both] [--cart DIMS] [--iterations N]\n"
-            "  --op          the collective to check\n");
+            "  --op        the collective to check\n");
     common_usage(f, "scatter, gather, allgather: " ALL_TYPES ";\n"
                     "              allreduce: " ALL_REDUCTIONS,
                  ALL_COMMS);
@@ -881,18 +880,12 @@ static void run_all(const options_t *o, tally_t *t)
 
 int main(int argc, char **argv)
 {
-    int rank = checker_init(&argc, &argv);
+    checker_init(&argc, &argv);
     options_t o;
-    int prc = parse_options(argc, argv, &o);
-    if (prc != 0) {
-        if (rank == 0) usage(prc > 0 ? stdout : stderr);
-        MPI_Finalize();
-        return prc > 0 ? 0 : 2;
-    }
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed != 0) return exit_with_usage(parsed, usage);
 
     tally_t t = TALLY_START;
     run_all(&o, &t);
-    long failed = summarize(&t);
-    MPI_Finalize();
-    return failed ? 1 : 0;
+    return exit_with_summary(&t);
 }
