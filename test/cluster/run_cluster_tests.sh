@@ -92,7 +92,8 @@ build() {   # build NAME SOURCE: an MPI program into $logdir/bin
 build cluster_hello "$here/cluster_hello.c"
 build cluster_pingpong "$here/cluster_pingpong.c"
 checker=$repo/test/mpi/alltoall_check
-if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ]]; then
+if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ||
+      $repo/test/mpi/check_common.h -nt $checker ]]; then
     build alltoall_check "$repo/test/mpi/alltoall_check.c" && checker=$logdir/bin/alltoall_check
 fi
 hello=$logdir/bin/cluster_hello pingpong=$logdir/bin/cluster_pingpong
