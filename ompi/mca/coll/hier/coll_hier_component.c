@@ -182,6 +182,19 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cluster_map);
 
+    c->link_costs = NULL;
+    (void) mca_base_component_var_register(v, "link_costs",
+        "What a message costs on each class of link, for auto's time model: comma-separated "
+        "CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS node (shared memory), network (between nodes "
+        "of a cluster, per NIC) or backbone (between clusters), times in ns, us, ms or s, "
+        "bandwidths in bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s or GB/s, e.g. "
+        "\"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\". A class not given "
+        "is unknown: auto then picks a hier algorithm only if it wins on every machine the "
+        "unknown classes could be (see docs/tuning.md). Empty: every class unknown. A value that "
+        "does not parse is reported once and taken as empty",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->link_costs);
+
     for (int op = 0; op < HIER_OP_COUNT; ++op) {
         rc = hier_register_algorithm((hier_op_t) op);
         if (OPAL_SUCCESS != rc) {
@@ -270,6 +283,9 @@ void mca_coll_hier_report_settings(void)
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char names[MCA_COLL_HIER_LINE_MAX];
 
+    if (0 != hier_check_link_costs(c->link_costs, names, sizeof(names))) {
+        fprintf(stderr, "coll:hier: %s; using unknown costs\n", names);
+    }
     if (c->listed_alone) {
         fprintf(stderr, "coll:hier: --mca coll hier alone leaves collectives without a provider; "
                         "use --mca coll hier,tuned,libnbc,basic,inter,self\n");

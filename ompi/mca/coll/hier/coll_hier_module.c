@@ -214,6 +214,8 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .node_of_rank = nodes,
         .cluster_of_rank = clusters,
         .cluster_map = mca_coll_hier_component.cluster_map,
+        .window = mca_coll_hier_component.window,
+        .link_costs = mca_coll_hier_component.link_costs,
     };
 
     module->topology = hier_comm_create(&input, error, sizeof(error));
@@ -287,9 +289,10 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
 
 /* The verbose line for one decision, printed by rank 0 of comm: the first
  * time each collective runs on it (verbose >= 1), and again whenever it
- * changes (verbose >= 2). */
+ * changes (verbose >= 2); and, at verbose >= 2, what auto's time model
+ * compared whenever it decides for a new size class. */
 static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                        hier_op_t op, int chosen, const char *reason)
+                        hier_op_t op, int chosen, const char *reason, const char *predictions)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char *last = module->last_line[op];
@@ -305,6 +308,10 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     /* "(size 10, 4 nodes)", or "(size 9, 9 nodes, 2 clusters)" */
     snprintf(where, sizeof(where), clusters > 1 ? "size %d, %d nodes, %d clusters" : "size %d, %d nodes",
              ompi_comm_size(comm), nodes, clusters);
+    if (c->verbose >= 2 && '\0' != predictions[0]) {
+        opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", hier_op_name(op), comm->c_name,
+                            where, predictions);
+    }
     if (HIER_ALG_FALLBACK == chosen) {
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
                  hier_op_name(op), comm->c_name, where, reason);
@@ -325,6 +332,7 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
 {
     const hier_schedule_t *schedule = NULL;
     char reason[MCA_COLL_HIER_LINE_MAX] = "";
+    char predictions[MCA_COLL_HIER_PREDICTIONS_MAX] = "";
     int chosen = HIER_ALG_FALLBACK;
 
     if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
@@ -336,10 +344,11 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
         snprintf(reason, sizeof(reason), "%s", unsupported);
     } else if (HIER_TOPOLOGY_READY == module->topology_state) {
         schedule = hier_comm_select(module->topology, op, mca_coll_hier_component.algorithm[op],
-                                    root, block_bytes, &chosen, reason, sizeof(reason));
+                                    root, block_bytes, &chosen, reason, sizeof(reason),
+                                    predictions, sizeof(predictions));
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
-    hier_report(module, comm, op, chosen, reason);
+    hier_report(module, comm, op, chosen, reason, predictions);
     return schedule;
 }

@@ -1,10 +1,17 @@
 // The time model: a discrete-event simulation of the executor on every rank,
 // with messages as fluid flows sharing the machine's resources max-min fairly.
+//
+// Two groupings keep the events and the work per event small without
+// changing a result: messages that leave at the same instant on the same
+// path with the same size progress identically, so they move as one stream;
+// and every message on one path (same resources) gets the same max-min rate,
+// so bandwidth is shared among paths, weighted by their messages in flight.
 #include "model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
 #include <unordered_map>
 
@@ -14,30 +21,44 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-struct Flow {
+struct Message {
     int src, dst;
     int link_class;
+    int path;
     uint32_t src_round;
     uint32_t dst_round = 0;
     double bytes;
-    double remaining;
-    double rate = 0;
-    double finish = kInfinity;
     double ready;             // when the sender has paid its overhead
-    double arrived = -1;      // when the last byte reached the receiver
-    double recv_posted = -1;  // when its receive was posted (-1: not yet)
-    bool matched = false;
-    bool started = false;
+    double recv_posted = -1;  // when its receive was posted
+    double arrived = -1;      // when its last byte reached the receiver
+    bool matched = false;     // its receive is posted
+    bool scheduled = false;   // its start is an event
+};
+
+// Messages that left together on one path with one size.
+struct Stream {
+    int path;
+    double remaining;  // bytes left, of each message
+    double rate = 0;   // of each message
+    double finish = kInfinity;
+    std::vector<int> messages;
+};
+
+// The resources a message uses, and the max-min rate of each message on them.
+struct Path {
     int resources[4];
     int resource_count = 0;
+    double latency = 0;  // one way, end to end
+    int in_flight = 0;   // messages, while sharing bandwidth
+    double rate = 0;
 };
 
 struct Event {
-    enum Kind { FlowStart, Arrival, RecvDone, RoundDone };
+    enum Kind { Start, Arrival, RecvDone, RoundDone };
     double time;
     uint64_t order;  // ties keep their scheduling order: every rank computes alike
     Kind kind;
-    int a;           // flow, or rank
+    int a;           // message (Start), stream (Arrival), rank (RecvDone, RoundDone)
     uint32_t round;  // RecvDone: the receiver's round
     bool operator>(const Event &other) const
     {
@@ -57,7 +78,7 @@ struct RankState {
 // Messages between one ordered pair, matched in order (MPI's non-overtaking
 // rule): the n-th send meets the n-th receive.
 struct PairQueue {
-    std::vector<int> sends;  // flows
+    std::vector<int> sends;                          // messages
     std::vector<std::pair<uint32_t, double>> recvs;  // (round, time posted)
 };
 
@@ -69,23 +90,24 @@ public:
 
 private:
     int link_class(int src, int dst) const;
-    // One way, end to end: the network's, plus the backbone's between clusters.
-    double path_latency(const Flow &flow) const;
-    void add_resource(Flow &flow, int resource) const;
+    int path_of(int src, int dst, int link_class);
     void schedule(double time, Event::Kind kind, int a, uint32_t round = 0);
 
+    // The executor of one rank.
     void advance(int rank, double now);
-    void post_round(int rank, size_t round, double now);
-    void post_send(int rank, uint32_t round, const Op &op, double now);
+    double post_round(int rank, size_t index, double start);
+    double post_send(int rank, uint32_t round, const Op &op, double start);
     void post_recv(int rank, uint32_t round, const Op &op, double now);
-    void start_when_matched(int flow_id);
+    void schedule_start(int message);
     void complete(int rank, uint32_t round, double now);
-    void receive(int flow_id, double now);
+    void receive(int message, double now);
 
+    // The network.
     void progress(double now);
+    void start_streams();
+    void finish_streams(double now);
     void share_bandwidth(double now);
     void handle(const Event &event);
-    void finish_flows(double now);
 
     const Topology &topology_;
     const std::vector<Schedule> &schedules_;
@@ -94,19 +116,23 @@ private:
     const LinkCosts &costs_;
 
     std::vector<RankState> ranks_;
-    std::vector<Flow> flows_;
-    std::vector<int> active_;
+    std::vector<Message> messages_;
     std::unordered_map<uint64_t, PairQueue> pairs_;
+    std::vector<Path> paths_;
+    std::unordered_map<uint64_t, int> path_ids_;  // by source and destination node
+    std::vector<Stream> streams_;
+    std::vector<int> active_;    // streams in flight
+    std::vector<int> starting_;  // messages whose start event has come
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
     uint64_t event_order_ = 0;
-    double clock_ = 0;  // flows' remaining bytes are as of this time
+    double clock_ = 0;  // active streams' remaining bytes are as of this time
 
     // Resources: node memory [0, N), NIC out [N, 2N), NIC in [2N, 3N),
     // uplink out [3N, 3N + C), uplink in [3N + C, 3N + 2C).
     std::vector<double> capacity_;
-    std::vector<double> remaining_capacity_;
-    std::vector<int> users_;
-    std::vector<std::vector<int>> members_;
+    std::vector<double> left_;  // capacity not yet given, while sharing
+    std::vector<int> users_;    // messages not yet given a rate, while sharing
+    std::vector<std::vector<int>> paths_through_;
     std::vector<int> touched_;
     size_t work_ = 0;
     Prediction prediction_;
@@ -127,9 +153,9 @@ Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, s
     for (int c = 0; c < clusters; ++c) {
         capacity_[3 * nodes + c] = capacity_[3 * nodes + clusters + c] = costs.link[kBackboneLink].bandwidth;
     }
-    remaining_capacity_.assign(capacity_.size(), 0);
+    left_.assign(capacity_.size(), 0);
     users_.assign(capacity_.size(), 0);
-    members_.resize(capacity_.size());
+    paths_through_.resize(capacity_.size());
     for (size_t rank = 0; rank < schedules.size(); ++rank) {
         ranks_[rank].pending.assign(schedules[rank].rounds().size(), 0);
         prediction_.rounds = std::max(prediction_.rounds, schedules[rank].rounds().size());
@@ -144,18 +170,40 @@ int Model::link_class(int src, int dst) const
     return topology_.cluster_of(src) == topology_.cluster_of(dst) ? kNetworkLink : kBackboneLink;
 }
 
-double Model::path_latency(const Flow &flow) const
+// A message within a node uses the node's memory; between nodes both NICs,
+// and between clusters both uplinks too. A resource of infinite capacity
+// never limits a message: left out.
+int Model::path_of(int src, int dst, int cls)
 {
-    const double own = costs_.link[flow.link_class].latency;
-    return flow.link_class == kBackboneLink ? own + costs_.link[kNetworkLink].latency : own;
-}
-
-// A resource of infinite capacity never limits a flow: left out.
-void Model::add_resource(Flow &flow, int resource) const
-{
-    if (std::isfinite(capacity_[resource])) {
-        flow.resources[flow.resource_count++] = resource;
+    const int nodes = topology_.node_count();
+    const int src_node = topology_.node_of(src);
+    const int dst_node = topology_.node_of(dst);
+    const auto inserted =
+        path_ids_.emplace(uint64_t(src_node) * uint64_t(nodes) + uint64_t(dst_node), int(paths_.size()));
+    if (!inserted.second) {
+        return inserted.first->second;
     }
+    Path path;
+    auto use = [&](int resource) {
+        if (std::isfinite(capacity_[resource])) {
+            path.resources[path.resource_count++] = resource;
+        }
+    };
+    path.latency = costs_.link[cls].latency;
+    if (cls == kNodeLink) {
+        use(src_node);
+    } else {
+        use(nodes + src_node);
+        use(2 * nodes + dst_node);
+    }
+    if (cls == kBackboneLink) {
+        const int clusters = topology_.cluster_count();
+        use(3 * nodes + topology_.cluster_of(src));
+        use(3 * nodes + clusters + topology_.cluster_of(dst));
+        path.latency += costs_.link[kNetworkLink].latency;
+    }
+    paths_.push_back(path);
+    return inserted.first->second;
 }
 
 void Model::schedule(double time, Event::Kind kind, int a, uint32_t round)
@@ -164,15 +212,19 @@ void Model::schedule(double time, Event::Kind kind, int a, uint32_t round)
 }
 
 // The executor's loop: post what the window and the dependencies allow, then
-// finish the oldest round once its messages are complete.
+// finish the oldest round once its messages are complete (its copies take
+// the CPU at the node's bandwidth).
 void Model::advance(int rank, double now)
 {
     RankState &state = ranks_[rank];
     const auto &rounds = schedules_[rank].rounds();
+    const double start = std::max(state.cpu, now);
+    double busy = 0;
     while (state.posted < rounds.size() && state.posted - state.finished < window_ &&
            rounds[state.posted].depends_on < int32_t(state.finished)) {
-        post_round(rank, state.posted++, now);
+        busy += post_round(rank, state.posted++, start);
     }
+    state.cpu = start + busy;
     if (state.finished < rounds.size() && !state.finishing && state.pending[state.finished] == 0) {
         const Round &round = rounds[state.finished];
         const Op *ops = schedules_[rank].ops(round);
@@ -188,7 +240,12 @@ void Model::advance(int rank, double now)
     }
 }
 
-void Model::post_round(int rank, size_t index, double now)
+// The sends of the rounds posted together each leave one overhead after
+// the CPU takes them up, and keep the CPU busy for the sum of their
+// overheads: the CPU's total is LogP's, but the messages start together
+// rather than one overhead apart, which keeps the model's events few.
+// Returns the CPU time the round's sends cost.
+double Model::post_round(int rank, size_t index, double start)
 {
     const Schedule &schedule = schedules_[rank];
     const Round &round = schedule.rounds()[index];
@@ -196,92 +253,79 @@ void Model::post_round(int rank, size_t index, double now)
     const Op *ops = schedule.ops(round);
     for (size_t i = 0; i < schedule.op_count(round); ++i) {
         if (ops[i].kind == OpKind::Recv) {
-            post_recv(rank, uint32_t(index), ops[i], now);
+            post_recv(rank, uint32_t(index), ops[i], start);
         }
     }
+    double busy = 0;
     for (size_t i = 0; i < schedule.op_count(round); ++i) {
         if (ops[i].kind == OpKind::Send) {
-            post_send(rank, uint32_t(index), ops[i], now);
+            busy += post_send(rank, uint32_t(index), ops[i], start);
         }
     }
+    return busy;
 }
 
-void Model::post_send(int rank, uint32_t round, const Op &op, double now)
+double Model::post_send(int rank, uint32_t round, const Op &op, double start)
 {
-    const int cls = link_class(rank, op.peer);
-    const LinkClass &link = costs_.link[cls];
-    RankState &state = ranks_[rank];
-    state.cpu = std::max(state.cpu, now) + link.overhead;
-    Flow flow{};
-    flow.src = rank;
-    flow.dst = op.peer;
-    flow.link_class = cls;
-    flow.src_round = round;
-    flow.bytes = flow.remaining = op.from.count * block_bytes_;
-    flow.ready = state.cpu;
-    const int src_node = topology_.node_of(rank);
-    const int dst_node = topology_.node_of(op.peer);
-    const int nodes = topology_.node_count();
-    const int clusters = topology_.cluster_count();
-    if (cls == kNodeLink) {
-        add_resource(flow, src_node);
-    } else {
-        add_resource(flow, nodes + src_node);
-        add_resource(flow, 2 * nodes + dst_node);
-        if (cls == kBackboneLink) {
-            add_resource(flow, 3 * nodes + topology_.cluster_of(rank));
-            add_resource(flow, 3 * nodes + clusters + topology_.cluster_of(op.peer));
-        }
-    }
-    prediction_.traffic[cls].messages += 1;
-    prediction_.traffic[cls].bytes += size_t(flow.bytes);
-    const int id = int(flows_.size());
-    flows_.push_back(flow);
+    Message message{};
+    message.src = rank;
+    message.dst = op.peer;
+    message.link_class = link_class(rank, op.peer);
+    message.path = path_of(rank, op.peer, message.link_class);
+    message.src_round = round;
+    message.bytes = op.from.count * block_bytes_;
+    const double overhead = costs_.link[message.link_class].overhead;
+    message.ready = start + overhead;
+    prediction_.traffic[message.link_class].messages += 1;
+    prediction_.traffic[message.link_class].bytes += size_t(message.bytes);
+    const int id = int(messages_.size());
+    messages_.push_back(message);
     PairQueue &pair = pairs_[uint64_t(rank) * schedules_.size() + uint64_t(op.peer)];
     pair.sends.push_back(id);
     if (pair.recvs.size() >= pair.sends.size()) {
         const auto &[recv_round, posted] = pair.recvs[pair.sends.size() - 1];
-        flows_[id].matched = true;
-        flows_[id].dst_round = recv_round;
-        flows_[id].recv_posted = posted;
+        messages_[id].matched = true;
+        messages_[id].dst_round = recv_round;
+        messages_[id].recv_posted = posted;
     }
-    start_when_matched(id);
+    schedule_start(id);
+    return overhead;
 }
 
 void Model::post_recv(int rank, uint32_t round, const Op &op, double now)
 {
     PairQueue &pair = pairs_[uint64_t(op.peer) * schedules_.size() + uint64_t(rank)];
     pair.recvs.emplace_back(round, now);
-    if (pair.sends.size() >= pair.recvs.size()) {
-        const int id = pair.sends[pair.recvs.size() - 1];
-        Flow &flow = flows_[id];
-        flow.matched = true;
-        flow.dst_round = round;
-        flow.recv_posted = now;
-        if (flow.arrived >= 0) {  // an eager message that was already there
-            receive(id, now);
-        } else {
-            start_when_matched(id);
-        }
+    if (pair.sends.size() < pair.recvs.size()) {
+        return;
+    }
+    const int id = pair.sends[pair.recvs.size() - 1];
+    Message &message = messages_[id];
+    message.matched = true;
+    message.dst_round = round;
+    message.recv_posted = now;
+    if (message.arrived >= 0) {  // an eager message that was already there
+        receive(id, now);
+    } else {
+        schedule_start(id);
     }
 }
 
 // Eager messages leave when ready; larger ones after the rendezvous: the
 // request reaches the receiver, which answers once its receive is posted.
-void Model::start_when_matched(int id)
+void Model::schedule_start(int id)
 {
-    Flow &flow = flows_[id];
-    if (flow.started) {
+    Message &message = messages_[id];
+    if (message.scheduled) {
         return;
     }
-    const LinkClass &link = costs_.link[flow.link_class];
-    if (flow.bytes <= double(link.eager_limit)) {
-        flow.started = true;
-        schedule(flow.ready, Event::FlowStart, id);
-    } else if (flow.matched) {
-        const double latency = path_latency(flow);
-        flow.started = true;
-        schedule(std::max(flow.ready + latency, flow.recv_posted) + latency, Event::FlowStart, id);
+    if (message.bytes <= double(costs_.link[message.link_class].eager_limit)) {
+        message.scheduled = true;
+        schedule(message.ready, Event::Start, id);
+    } else if (message.matched) {
+        const double latency = paths_[message.path].latency;
+        message.scheduled = true;
+        schedule(std::max(message.ready + latency, message.recv_posted) + latency, Event::Start, id);
     }
 }
 
@@ -295,53 +339,92 @@ void Model::complete(int rank, uint32_t round, double now)
 // The receiver pays its overhead once the data is there and the receive posted.
 void Model::receive(int id, double now)
 {
-    const Flow &flow = flows_[id];
-    RankState &state = ranks_[flow.dst];
-    state.cpu = std::max(state.cpu, std::max(now, flow.arrived)) + costs_.link[flow.link_class].overhead;
-    schedule(state.cpu, Event::RecvDone, flow.dst, flow.dst_round);
+    const Message &message = messages_[id];
+    RankState &state = ranks_[message.dst];
+    state.cpu = std::max(state.cpu, std::max(now, message.arrived)) + costs_.link[message.link_class].overhead;
+    schedule(state.cpu, Event::RecvDone, message.dst, message.dst_round);
 }
 
 void Model::progress(double now)
 {
-    for (int id : active_) {
-        Flow &flow = flows_[id];
-        if (std::isfinite(flow.rate)) {
-            flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - clock_));
-        } else {
-            flow.remaining = 0;
-        }
+    for (int s : active_) {
+        Stream &stream = streams_[s];
+        stream.remaining = std::isfinite(stream.rate) ? std::max(0.0, stream.remaining - stream.rate * (now - clock_)) : 0;
     }
     work_ += active_.size();
     clock_ = now;
 }
 
-// Max-min fair rates by progressive filling: the resource with the smallest
-// fair share fixes the rate of every flow through it, which leaves the
-// others more; shares only grow, so a stale heap entry is pushed again.
+// The messages whose start came at this instant, as streams: one per path
+// and size.
+void Model::start_streams()
+{
+    std::map<std::pair<int, double>, int> stream_of;
+    for (int id : starting_) {
+        const Message &message = messages_[id];
+        const auto inserted = stream_of.emplace(std::make_pair(message.path, message.bytes), int(streams_.size()));
+        if (inserted.second) {
+            streams_.push_back(Stream{message.path, message.bytes, 0, kInfinity, {}});
+            active_.push_back(inserted.first->second);
+        }
+        streams_[inserted.first->second].messages.push_back(id);
+    }
+    starting_.clear();
+}
+
+void Model::finish_streams(double now)
+{
+    const double tolerance = now * 1e-12 + 1e-15;
+    std::vector<int> still;
+    std::vector<int> done;
+    for (int s : active_) {
+        (streams_[s].finish <= now + tolerance ? done : still).push_back(s);
+    }
+    active_.swap(still);
+    for (int s : done) {
+        schedule(now + paths_[streams_[s].path].latency, Event::Arrival, s);
+        for (int id : streams_[s].messages) {
+            complete(messages_[id].src, messages_[id].src_round, now);
+        }
+    }
+}
+
+// Max-min fair rates by progressive filling over paths: the resource with
+// the smallest share per message fixes the rate of every path through it,
+// which leaves the other resources more; shares only grow, so a stale heap
+// entry is pushed again.
 void Model::share_bandwidth(double now)
 {
     for (int r : touched_) {
         users_[r] = 0;
-        members_[r].clear();
+        paths_through_[r].clear();
     }
     touched_.clear();
-    std::vector<char> fixed(active_.size(), 0);
-    for (size_t i = 0; i < active_.size(); ++i) {
-        Flow &flow = flows_[active_[i]];
-        flow.rate = kInfinity;
-        for (int k = 0; k < flow.resource_count; ++k) {
-            const int r = flow.resources[k];
-            if (users_[r]++ == 0) {
+    std::vector<int> busy;
+    for (int s : active_) {
+        Path &path = paths_[streams_[s].path];
+        if (path.in_flight == 0) {
+            busy.push_back(streams_[s].path);
+            path.rate = kInfinity;
+        }
+        path.in_flight += int(streams_[s].messages.size());
+    }
+    for (int p : busy) {
+        const Path &path = paths_[p];
+        for (int k = 0; k < path.resource_count; ++k) {
+            const int r = path.resources[k];
+            if (users_[r] == 0) {
                 touched_.push_back(r);
-                remaining_capacity_[r] = capacity_[r];
+                left_[r] = capacity_[r];
             }
-            members_[r].push_back(int(i));
+            users_[r] += path.in_flight;
+            paths_through_[r].push_back(p);
         }
     }
     using Share = std::pair<double, int>;
     std::priority_queue<Share, std::vector<Share>, std::greater<Share>> shares;
     for (int r : touched_) {
-        shares.emplace(remaining_capacity_[r] / users_[r], r);
+        shares.emplace(left_[r] / users_[r], r);
     }
     while (!shares.empty()) {
         const int r = shares.top().second;
@@ -350,64 +433,53 @@ void Model::share_bandwidth(double now)
         if (users_[r] == 0) {
             continue;
         }
-        const double share = std::max(0.0, remaining_capacity_[r] / users_[r]);
+        const double share = std::max(0.0, left_[r] / users_[r]);
         if (share > popped) {
             shares.emplace(share, r);
             continue;
         }
-        for (int i : members_[r]) {
-            if (fixed[i]) {
-                continue;
+        for (int p : paths_through_[r]) {
+            Path &path = paths_[p];
+            if (path.rate != kInfinity) {
+                continue;  // fixed by an earlier bottleneck
             }
-            fixed[i] = 1;
-            Flow &flow = flows_[active_[i]];
-            flow.rate = share;
-            for (int k = 0; k < flow.resource_count; ++k) {
-                const int other = flow.resources[k];
-                remaining_capacity_[other] -= share;
-                if (--users_[other] > 0 && other != r) {
-                    shares.emplace(std::max(0.0, remaining_capacity_[other] / users_[other]), other);
+            path.rate = share;
+            for (int k = 0; k < path.resource_count; ++k) {
+                const int other = path.resources[k];
+                left_[other] -= share * path.in_flight;
+                users_[other] -= path.in_flight;
+                if (users_[other] > 0 && other != r) {
+                    shares.emplace(std::max(0.0, left_[other] / users_[other]), other);
                 }
             }
         }
-        work_ += members_[r].size();
+        work_ += paths_through_[r].size();
     }
-    for (int id : active_) {
-        Flow &flow = flows_[id];
-        flow.finish = flow.remaining <= 0 ? now : now + flow.remaining / flow.rate;
+    for (int s : active_) {
+        Stream &stream = streams_[s];
+        stream.rate = paths_[stream.path].rate;
+        stream.finish = stream.remaining <= 0 ? now : now + stream.remaining / stream.rate;
     }
-}
-
-void Model::finish_flows(double now)
-{
-    const double tolerance = now * 1e-12 + 1e-15;
-    std::vector<int> still;
-    std::vector<int> done;
-    for (int id : active_) {
-        (flows_[id].finish <= now + tolerance ? done : still).push_back(id);
+    for (int p : busy) {
+        paths_[p].in_flight = 0;
     }
-    active_.swap(still);
-    for (int id : done) {
-        Flow &flow = flows_[id];
-        schedule(now + path_latency(flow), Event::Arrival, id);
-        complete(flow.src, flow.src_round, now);
-    }
+    work_ += active_.size();
 }
 
 void Model::handle(const Event &event)
 {
     switch (event.kind) {
-    case Event::FlowStart:
-        active_.push_back(event.a);
+    case Event::Start:
+        starting_.push_back(event.a);
         break;
-    case Event::Arrival: {
-        Flow &flow = flows_[event.a];
-        flow.arrived = event.time;
-        if (flow.matched) {
-            receive(event.a, event.time);
+    case Event::Arrival:
+        for (int id : streams_[event.a].messages) {
+            messages_[id].arrived = event.time;
+            if (messages_[id].matched) {
+                receive(id, event.time);
+            }
         }
         break;
-    }
     case Event::RecvDone:
         complete(event.a, event.round, event.time);
         break;
@@ -433,24 +505,24 @@ Prediction Model::run()
             return prediction_;
         }
         double next_finish = kInfinity;
-        for (int id : active_) {
-            next_finish = std::min(next_finish, flows_[id].finish);
+        for (int s : active_) {
+            next_finish = std::min(next_finish, streams_[s].finish);
         }
         const double next_event = events_.empty() ? kInfinity : events_.top().time;
         const double now = std::min(next_finish, next_event);
         progress(now);
-        const size_t flows_before = active_.size();
+        const size_t streams_before = active_.size();
         if (next_finish <= next_event) {
-            finish_flows(now);
+            finish_streams(now);
         }
-        bool started = false;
         while (!events_.empty() && events_.top().time <= now) {
             const Event event = events_.top();
             events_.pop();
-            started = started || event.kind == Event::FlowStart;
             handle(event);
         }
-        if (started || active_.size() != flows_before) {
+        const bool changed = !starting_.empty() || active_.size() != streams_before;
+        start_streams();
+        if (changed) {
             share_bandwidth(now);
         }
     }

@@ -14,8 +14,9 @@
 //   plus the backbone's between clusters), so latencies overlap but do not
 //   serialize;
 // - each rank's CPU pays the class's overhead per message it sends (when
-//   the round is posted) and per message it receives (when it arrives), one
-//   after the other, and copies at the node's bandwidth;
+//   the round is posted; each message leaves one overhead after that) and
+//   per message it receives (when it arrives), one after the other, and
+//   copies at the node's bandwidth;
 // - a message up to its class's eager limit leaves when its send is posted;
 //   a larger one waits for its receive: the request goes over (a latency),
 //   the receive is posted, the answer comes back (a latency), then the data.
