@@ -92,6 +92,11 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
  * Returns 0, or -1 with one line (no newline) in err naming the parameter
  * and the expected form. */
 int hier_check_link_costs(const char *text, char *err, size_t errlen);
+/* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
+ * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
+ * n); meeting itself means idle. */
+int hier_one_factor_rounds(int n);
+int hier_one_factor_partner(int i, int round, int n);
 
 /* Per-communicator state: the topology and the schedule cache, built from
  * what the glue gathered about the communicator. Each feature of the machine
@@ -114,6 +119,11 @@ typedef struct hier_comm_input {
      * unknown). */
     int window;
     const char *link_costs;
+    /* node_latency[a * N + b]: one-way latency in seconds between nodes a
+     * and b, N = the number of distinct nodes, numbered in the order of their
+     * lowest rank (the latency probe's result); NULL when not measured.
+     * coll_hier_cluster_map "probe" splits the nodes at its largest gap. */
+    const double *node_latency;
 } hier_comm_input_t;
 
 /* Returns NULL on a map that does not parse or fit, and writes one line (no
