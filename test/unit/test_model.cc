@@ -216,6 +216,36 @@ TEST(LinkCosts, ParsesTheDocumentedForm)
     EXPECT_EQ(cost_corners(spec, true).size(), 4u);
 }
 
+TEST(LinkCosts, ProbedLatenciesReplaceTheCornersOfClassesNotGiven)
+{
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("probe,node=1us:40Gbit/s", &spec, &error)) << error;
+    EXPECT_TRUE(spec.probe);
+    // Nodes 0, 1 in one cluster and 2, 3 in another: 10 us within, 2 ms across.
+    const double w = 10e-6, x = 2e-3;
+    const std::vector<double> latency = {0, w, x, x,  //
+                                         w, 0, x, x,  //
+                                         x, x, 0, w,  //
+                                         x, x, w, 0};
+    apply_probe(&spec, latency, {0, 0, 1, 1});
+    EXPECT_DOUBLE_EQ(spec.measured_network, w);
+    EXPECT_DOUBLE_EQ(spec.measured_crossing, x);
+    const std::vector<LinkCosts> machines = cost_corners(spec, true);
+    ASSERT_EQ(machines.size(), 4u);
+    for (const LinkCosts &machine : machines) {
+        EXPECT_DOUBLE_EQ(machine.link[kNetworkLink].latency, w);
+        EXPECT_DOUBLE_EQ(machine.link[kBackboneLink].latency, x - w);  // a crossing pays both
+        EXPECT_DOUBLE_EQ(machine.link[kNodeLink].latency, 1e-6);
+    }
+    // One cluster: nothing crosses; a class the user gave keeps its value.
+    ASSERT_TRUE(parse_link_costs("network=30us:1Gbit/s,probe", &spec, &error));
+    apply_probe(&spec, latency, {});
+    EXPECT_LT(spec.measured_crossing, 0);
+    EXPECT_DOUBLE_EQ(cost_corners(spec, false)[0].link[kNetworkLink].latency, 30e-6);
+    EXPECT_FALSE(parse_link_costs("probe,probe", &spec, &error));
+}
+
 TEST(LinkCosts, BadValuesGiveOneLineNamingTheParameterAndTheForm)
 {
     for (const char *bad : {"network", "network=30us", "network=30:1Gbit/s", "network=30us:1Gbps", "net=1us:1Gbit/s",

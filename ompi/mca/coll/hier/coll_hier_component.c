@@ -190,8 +190,10 @@ static int hier_register(void)
         "bandwidths in bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s or GB/s, e.g. "
         "\"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\". A class not given "
         "is unknown: auto then picks a hier algorithm only if it wins on every machine the "
-        "unknown classes could be (see docs/tuning.md). Empty: every class unknown. A value that "
-        "does not parse is reported once and taken as empty",
+        "unknown classes could be (see docs/tuning.md). The entry probe measures the latencies "
+        "of the network and backbone classes not given with a ping-pong among node leaders "
+        "(their bandwidths stay unknown). Empty: every class unknown. A value that does not "
+        "parse is reported once and taken as empty",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->link_costs);
 

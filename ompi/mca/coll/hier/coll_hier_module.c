@@ -78,11 +78,14 @@ static bool hier_cluster_map_from_node_map(void)
            0 != strcmp(cluster_map, "probe");
 }
 
-/* Does this communicator's topology need the latency probe? */
+/* Does this communicator's topology need the latency probe? For clusters
+ * (coll_hier_cluster_map=probe) or for auto's link costs
+ * (coll_hier_link_costs with "probe"). */
 static bool hier_probe_wanted(void)
 {
     const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return NULL != cluster_map && 0 == strcmp(cluster_map, "probe");
+    return (NULL != cluster_map && 0 == strcmp(cluster_map, "probe")) ||
+           hier_link_costs_want_probe(mca_coll_hier_component.link_costs);
 }
 
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per

@@ -81,6 +81,8 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
         return comparison;
     }
     comparison.machines = cost_corners(costs, topology.cluster_count() > 1);
+    comparison.probed_network = costs.given[kNetworkLink] ? -1 : costs.measured_network;
+    comparison.probed_crossing = costs.given[kBackboneLink] ? -1 : costs.measured_crossing;
 
     const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
     comparison.open_mpi.name = tuned_alltoall_name(tuned);
@@ -142,8 +144,14 @@ std::string describe(const Comparison &comparison)
     const size_t machines = comparison.machines.size();
     std::string line = "model at " + std::to_string(comparison.block_bytes) + " B/block, window " +
                        std::to_string(comparison.window) + ", " +
-                       (machines == 1 ? std::string("given costs") : std::to_string(machines) + " cost sets") +
-                       ": open-mpi(" + comparison.open_mpi.name + ")";
+                       (machines == 1 ? std::string("given costs") : std::to_string(machines) + " cost sets");
+    if (comparison.probed_network >= 0) {
+        line += ", probed latency " + format_seconds(comparison.probed_network);
+    }
+    if (comparison.probed_crossing >= 0) {
+        line += ", between clusters " + format_seconds(comparison.probed_crossing);
+    }
+    line += std::string(": open-mpi(") + comparison.open_mpi.name + ")";
     auto times = [&](const Contender &contender) {
         double low = contender.predictions[0].seconds, high = low;
         for (const Prediction &p : contender.predictions) {

@@ -57,6 +57,8 @@ struct Comparison {
     const char *why_not = nullptr;
     size_t block_bytes = 0;
     int window = 1;
+    double probed_network = -1;   // latencies the probe measured (link_costs.h), or -1
+    double probed_crossing = -1;
     std::vector<LinkCosts> machines;
     Contender open_mpi;
     std::vector<Contender> rows;  // the rows that apply, in table order

@@ -128,6 +128,17 @@ int hier_check_link_costs(const char *text, char *err, size_t errlen)
     return -1;
 }
 
+int hier_link_costs_want_probe(const char *text)
+{
+    try {
+        hier::LinkCostSpec spec;
+        std::string error;
+        return hier::parse_link_costs(text ? text : "", &spec, &error) && spec.probe ? 1 : 0;
+    } catch (...) {  // no C++ exception may reach the C glue
+        return 0;
+    }
+}
+
 namespace {
 
 // The cluster of each node of topology (numbered as it numbers them), from
@@ -175,6 +186,11 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         std::string ignored;  // the glue reports a bad value once; here it is unknown costs
         if (!hier::parse_link_costs(input->link_costs ? input->link_costs : "", &costs, &ignored)) {
             costs = hier::LinkCostSpec();
+        }
+        if (costs.probe && input->node_latency) {
+            const auto n = size_t(hier::Topology(nodes).node_count());
+            hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
+                              cluster_of_node);
         }
         return new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, input->window, costs, {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue

@@ -92,6 +92,9 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
  * Returns 0, or -1 with one line (no newline) in err naming the parameter
  * and the expected form. */
 int hier_check_link_costs(const char *text, char *err, size_t errlen);
+/* 1 when coll_hier_link_costs parses and asks for the latency probe
+ * ("probe" among its entries), else 0. */
+int hier_link_costs_want_probe(const char *text);
 /* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
  * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
  * n); meeting itself means idle. */
@@ -122,7 +125,9 @@ typedef struct hier_comm_input {
     /* node_latency[a * N + b]: one-way latency in seconds between nodes a
      * and b, N = the number of distinct nodes, numbered in the order of their
      * lowest rank (the latency probe's result); NULL when not measured.
-     * coll_hier_cluster_map "probe" splits the nodes at its largest gap. */
+     * coll_hier_cluster_map "probe" splits the nodes at its largest gap;
+     * coll_hier_link_costs "probe" takes the network's and the backbone's
+     * latencies from it. */
     const double *node_latency;
 } hier_comm_input_t;
 

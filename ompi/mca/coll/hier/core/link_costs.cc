@@ -1,6 +1,7 @@
 // coll_hier_link_costs: parser, defaults and the corner machines.
 #include "link_costs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,8 +38,10 @@ const std::vector<LinkClass> &corners(int link_class)
 }
 
 const char *const kForm =
-    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, comma-separated, "
+    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, or probe, comma-separated, "
     "e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
+
+constexpr const char *kProbe = "probe";
 
 struct Unit {
     const char *suffix;
@@ -86,9 +89,16 @@ std::vector<std::string> split(const std::string &text, char separator)
     return parts;
 }
 
-// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD]; "" or what is wrong with it.
+// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], or probe; "" or what is wrong with it.
 std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
 {
+    if (entry == kProbe) {
+        if (spec->probe) {
+            return "gives probe twice";
+        }
+        spec->probe = true;
+        return "";
+    }
     const size_t equals = entry.find('=');
     if (equals == std::string::npos) {
         return "has \"" + entry + "\" without '='";
@@ -157,6 +167,33 @@ bool parse_link_costs(const std::string &text, LinkCostSpec *spec, std::string *
     return true;
 }
 
+namespace {
+
+double median(std::vector<double> values)
+{
+    if (values.empty()) {
+        return -1;
+    }
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2];
+}
+
+} // namespace
+
+void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node)
+{
+    const auto n = size_t(std::lround(std::sqrt(double(latency.size()))));
+    std::vector<double> within, across;
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = a + 1; b < n; ++b) {
+            const bool same = cluster_of_node.empty() || cluster_of_node[a] == cluster_of_node[b];
+            (same ? within : across).push_back(latency[a * n + b]);
+        }
+    }
+    spec->measured_network = median(within);
+    spec->measured_crossing = median(across);
+}
+
 std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
 {
     std::vector<LinkCosts> machines(1, spec.costs);
@@ -175,6 +212,15 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
             }
         }
         machines.swap(extended);
+    }
+    for (LinkCosts &machine : machines) {
+        if (!spec.given[kNetworkLink] && spec.measured_network >= 0) {
+            machine.link[kNetworkLink].latency = spec.measured_network;
+        }
+        if (!spec.given[kBackboneLink] && spec.measured_crossing >= 0) {
+            machine.link[kBackboneLink].latency =
+                std::max(0.0, spec.measured_crossing - machine.link[kNetworkLink].latency);
+        }
     }
     return machines;
 }
