@@ -21,16 +21,22 @@ struct Options {
     LinkCostSpec costs;
     size_t bytes = 1024;
     int window = 1;
+    bool exact = false;  // model at `bytes`, not at the size class's middle as auto does
 };
 
 const char *const kUsage =
-    "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--costs LINK_COSTS] [--bytes B] [--window W], "
-    "e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536";
+    "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--costs LINK_COSTS] [--bytes B [--exact]] "
+    "[--window W], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536";
 
 // Parses the options after the node sizes; 0, or 2 after one line on stderr.
 int parse_options(const Arguments &args, Options *o)
 {
     for (size_t i = 1; i < args.size(); i += 2) {
+        if (args[i] == "--exact") {
+            o->exact = true;
+            --i;
+            continue;
+        }
         if (i + 1 >= args.size()) {
             std::fprintf(stderr, "%s\n", kUsage);
             return 2;
@@ -139,14 +145,19 @@ int alltoall(const Arguments &args)
     }
     const Topology topology(node_of_rank, o.cluster_of_node);
     const int klass = size_class(o.bytes);
-    const size_t modelled = class_block_bytes(klass);
+    const size_t modelled = o.exact ? o.bytes : class_block_bytes(klass);
     const Comparison comparison = compare_alltoall(topology, modelled, o.window, o.costs);
 
     std::printf("alltoall on nodes %s (%d ranks, %d nodes, %d cluster%s), blocks of %zu B, window %d\n",
                 topology.describe().c_str(), topology.size(), topology.node_count(), topology.cluster_count(),
                 topology.cluster_count() == 1 ? "" : "s", o.bytes, comparison.window);
-    std::printf("auto decides once per size class: %zu..%zu B, modelled at %zu B\n", size_t(1) << klass,
-                (size_t(2) << klass) - 1, modelled);
+    if (o.exact) {
+        std::printf("modelled at exactly %zu B (auto decides for the size class %zu..%zu B at %zu B)\n", modelled,
+                    size_t(1) << klass, (size_t(2) << klass) - 1, class_block_bytes(klass));
+    } else {
+        std::printf("auto decides once per size class: %zu..%zu B, modelled at %zu B\n", size_t(1) << klass,
+                    (size_t(2) << klass) - 1, modelled);
+    }
     if (comparison.why_not) {
         std::printf("auto picks fallback: %s (no model run)\n", comparison.why_not);
         return 0;
