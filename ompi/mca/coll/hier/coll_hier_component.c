@@ -284,9 +284,10 @@ void mca_coll_hier_report_settings(void)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char names[MCA_COLL_HIER_LINE_MAX];
+    char error[MCA_COLL_HIER_PREDICTIONS_MAX];
 
-    if (0 != hier_check_link_costs(c->link_costs, names, sizeof(names))) {
-        fprintf(stderr, "coll:hier: %s; using unknown costs\n", names);
+    if (0 != hier_check_link_costs(c->link_costs, error, sizeof(error))) {
+        fprintf(stderr, "coll:hier: %s; using unknown costs\n", error);
     }
     if (c->listed_alone) {
         fprintf(stderr, "coll:hier: --mca coll hier alone leaves collectives without a provider; "

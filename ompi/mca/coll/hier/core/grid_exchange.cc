@@ -196,14 +196,12 @@ void GridAlltoall::run_leg(size_t q, const Leg &leg, CopyMerger &copies)
 
 Schedule GridAlltoall::build()
 {
-    {
-        CopyMerger copies(b_);
-        for (int dst = 0; dst < size_; ++dst) {
-            copies.add(0, block(HIER_BUF_SEND, dst), place(me_, coords_of(dst), 0));
-        }
+    CopyMerger copies(b_);
+    for (int dst = 0; dst < size_; ++dst) {
+        copies.add(0, block(HIER_BUF_SEND, dst), place(me_, coords_of(dst), 0));
     }
+    copies.flush();
     for (size_t q = 0; q < phases_.size(); ++q) {
-        CopyMerger copies(b_);
         for (const Leg &leg : phases_[q].ways) {
             run_leg(q, leg, copies);
         }

@@ -102,11 +102,11 @@ private:
 
 // Adds copies to a builder, merging each with the previous one when it
 // continues it in both regions (one op instead of many for a run of blocks).
-// Copies of one step keep their order; flush (or destruction) adds the last.
+// Copies of one step keep their order; flush() adds the last one held (call
+// it before building: a destructor must not allocate, it could throw).
 class CopyMerger {
 public:
     explicit CopyMerger(ScheduleBuilder &b) : b_(b) {}
-    ~CopyMerger() { flush(); }
     CopyMerger(const CopyMerger &) = delete;
     CopyMerger &operator=(const CopyMerger &) = delete;
 
