@@ -64,9 +64,9 @@ readonly ALGORITHMS=(factor factor:64 edgecolor:8 pairwise:4 auto)
 readonly AUTO_EXPECTED=fallback
 # The textbook family, on the maps that show its shapes (not every map:
 # the MPI layer's time; the unit tests run every p up to 64):
-# "map|ALGORITHM[:WINDOW]". ring: p = 6 and 10; ring2: p = 3 and 10; mesh:
+# "map|ALGORITHM[:WINDOW]". ring: p = 6 and 7; ring2: p = 3 and 10; mesh:
 # 2 x 3 and 3 x 3; xor: p = 16, the one power of two.
-readonly TEXTBOOK_RUNS=("1,2,3|ring" "4,3,2,1|ring:4" "2,1|ring2" "4,3,2,1|ring2:3"
+readonly TEXTBOOK_RUNS=("1,2,3|ring" "5,1,1|ring:4" "2,1|ring2" "4,3,2,1|ring2:3"
                         "1,2,3|mesh" "3,3,3|mesh:2" "5,4,4,2,1|xor:8")
 # Bad values: "p|node map|algorithm|parameter the error line must name[|NAME=VALUE]",
 # the last an extra MCA parameter.
