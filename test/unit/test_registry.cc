@@ -11,48 +11,71 @@ namespace {
 
 TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
 {
-    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), 6);
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_AUTO), "auto");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK), "fallback");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 2), "lg");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 3), "factor");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 4), "edgecolor");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 5), "pairwise");
-    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, 6), nullptr);
-    for (int id = 0; id < 6; ++id) {
-        EXPECT_NE(hier_algorithm_description(HIER_OP_ALLTOALL, id), nullptr);
+    const char *const names[] = {"auto", "fallback", "lg", "lg_at_once", "factor", "edgecolor", "pairwise"};
+    for (hier_op_t op : {HIER_OP_ALLTOALL, HIER_OP_ALLTOALLV}) {
+        ASSERT_EQ(hier_algorithm_count(op), 7);
+        for (int id = 0; id < 7; ++id) {
+            EXPECT_STREQ(hier_algorithm_name(op, id), names[id]);
+            EXPECT_NE(hier_algorithm_description(op, id), nullptr);
+        }
+        EXPECT_EQ(hier_algorithm_name(op, 7), nullptr);
     }
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALL), "alltoall");
+    EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALLV), "alltoallv");
 }
 
-TEST(Registry, AutoPicksFactorAcrossNodesAndFallbackOnOneNode)
+TEST(Registry, AutoPicksLgAcrossClustersFactorAcrossNodesAndFallbackOnOneNode)
 {
-    const Choice across = choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology::from_node_sizes({4, 3, 2, 1}), 64);
-    ASSERT_NE(across.algorithm, nullptr);
-    EXPECT_STREQ(across.algorithm->name, "factor");
-    EXPECT_EQ(across.id, 3);
+    for (hier_op_t op : {HIER_OP_ALLTOALL, HIER_OP_ALLTOALLV}) {
+        const Choice across = choose(op, HIER_ALG_AUTO, Topology::from_node_sizes({4, 3, 2, 1}), 64);
+        ASSERT_NE(across.algorithm, nullptr);
+        EXPECT_STREQ(across.algorithm->name, "factor");
+        EXPECT_EQ(across.id, 4);
 
-    const Choice two_clusters = choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology({0, 1, 2}, {0, 1, 1}), 64);
-    ASSERT_NE(two_clusters.algorithm, nullptr);
-    EXPECT_STREQ(two_clusters.algorithm->name, "lg");
+        const Choice two_clusters = choose(op, HIER_ALG_AUTO, Topology({0, 1, 2}, {0, 1, 1}), 64);
+        ASSERT_NE(two_clusters.algorithm, nullptr);
+        EXPECT_STREQ(two_clusters.algorithm->name, "lg_at_once");
+        const Choice three_clusters = choose(op, HIER_ALG_AUTO, Topology({0, 1, 2}, {0, 1, 2}), 64);
+        ASSERT_NE(three_clusters.algorithm, nullptr);
+        EXPECT_STREQ(three_clusters.algorithm->name, "lg_at_once");
 
-    const Choice one_node = choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology::from_node_sizes({8}), 64);
-    EXPECT_EQ(one_node.algorithm, nullptr);
-    EXPECT_EQ(one_node.id, HIER_ALG_FALLBACK);
-    EXPECT_STREQ(one_node.reason, "all ranks on one node");
+        const Choice one_node = choose(op, HIER_ALG_AUTO, Topology::from_node_sizes({8}), 64);
+        EXPECT_EQ(one_node.algorithm, nullptr);
+        EXPECT_EQ(one_node.id, HIER_ALG_FALLBACK);
+        EXPECT_STREQ(one_node.reason, "all ranks on one node");
+    }
+}
+
+TEST(Registry, AutoTakesSequentialLgOnlyWhereMeasuredLatencyIsNegligible)
+{
+    // Clusters of 3 and 6: S = 2 crossings; the smallest cluster's process
+    // receives 6 blocks. With a measured 5 ms, 2 x 5 ms <= 5 % of 6 m at
+    // 1 Gbit/s needs m >= 4.2 MB; with 50 us, m >= 42 KB.
+    Topology topology({0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, 0, 1, 1, 1, 1, 1, 1});
+    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, topology, 64 << 20).algorithm->name, "lg_at_once");
+    topology.set_backbone_latency(5e-3);
+    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, topology, 1 << 20).algorithm->name, "lg_at_once");
+    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, topology, 5 << 20).algorithm->name, "lg");
+    // alltoallv has no block size every rank knows alike: 0.
+    EXPECT_STREQ(choose(HIER_OP_ALLTOALLV, HIER_ALG_AUTO, topology, 0).algorithm->name, "lg_at_once");
+    topology.set_backbone_latency(50e-6);
+    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, topology, 32 << 10).algorithm->name, "lg_at_once");
+    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, topology, 64 << 10).algorithm->name, "lg");
 }
 
 TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)
 {
-    const Choice choice = choose(HIER_OP_ALLTOALL, 5, Topology::from_node_sizes({8}), 64);
+    const Choice choice = choose(HIER_OP_ALLTOALL, 6, Topology::from_node_sizes({8}), 64);
     ASSERT_NE(choice.algorithm, nullptr);
     EXPECT_STREQ(choice.algorithm->name, "pairwise");
     EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, Topology::from_node_sizes({2, 2}), 64).reason,
                  "requested");
-    const Choice unfit = choose(HIER_OP_ALLTOALL, 2, Topology::from_node_sizes({2, 2}), 64);
-    EXPECT_EQ(unfit.algorithm, nullptr);
-    ASSERT_NE(unfit.unfit, nullptr);
-    EXPECT_STREQ(unfit.unfit->name, "lg");
+    for (int lg : {2, 3}) {
+        const Choice unfit = choose(HIER_OP_ALLTOALL, lg, Topology::from_node_sizes({2, 2}), 64);
+        EXPECT_EQ(unfit.algorithm, nullptr);
+        ASSERT_NE(unfit.unfit, nullptr);
+        EXPECT_STREQ(unfit.unfit->name, lg == 2 ? "lg" : "lg_at_once");
+    }
 }
 
 hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
@@ -78,14 +101,14 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
     char reason[128] = "";
     const hier_schedule_t *first = hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 8, &chosen, reason, sizeof reason);
     ASSERT_NE(first, nullptr);
-    EXPECT_EQ(chosen, 3);
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, 3, -1, 4096, &chosen, reason, sizeof reason), first);
+    EXPECT_EQ(chosen, 4);
+    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, 4, -1, 4096, &chosen, reason, sizeof reason), first);
     EXPECT_EQ(hier_schedule_tmp_blocks(first), 0u);
     EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, -1, 8, &chosen, reason, sizeof reason), nullptr);
     EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
     EXPECT_STREQ(reason, "requested");
     EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, 2, -1, 8, &chosen, reason, sizeof reason), nullptr);
-    EXPECT_STREQ(reason, "lg does not apply: needs exactly two clusters (coll_hier_cluster_map)");
+    EXPECT_STREQ(reason, "lg does not apply: needs two clusters or more (coll_hier_cluster_map)");
     hier_comm_destroy(comm);
 }
 
@@ -99,7 +122,7 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
     int chosen = -1;
     char reason[128];
     EXPECT_NE(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 8, &chosen, reason, sizeof reason), nullptr);
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg");
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg_at_once");
     hier_comm_destroy(comm);
 
     EXPECT_EQ(create(6, 0, node_of_rank, nullptr, "2,3", error, sizeof error), nullptr);

@@ -9,6 +9,7 @@
 
 #include "algorithms.h"
 #include "execute.h"
+#include "hostmap.h"
 #include "hier_core.h"
 #include "registry.h"
 #include "topology.h"
@@ -100,13 +101,62 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
                       errlen);
 }
 
+hier_cluster_map_kind_t hier_cluster_map_kind(const char *text)
+{
+    const std::string map = text ? text : "";
+    if (map.empty()) {
+        return HIER_CLUSTER_MAP_NONE;
+    }
+    if (map == hier::kProbeClusters) {
+        return HIER_CLUSTER_MAP_PROBE;
+    }
+    return hier::is_host_map(map) ? HIER_CLUSTER_MAP_HOSTS : HIER_CLUSTER_MAP_COUNTS;
+}
+
 namespace {
 
+// Every rank's host name from the glue's fixed-width fields; empty and
+// *error set if one did not fit.
+std::vector<std::string> host_names(const hier_comm_input_t &input, std::string *error)
+{
+    std::vector<std::string> names;
+    for (int rank = 0; rank < input.size; ++rank) {
+        const char *field = input.host_names + size_t(rank) * HIER_HOST_NAME_WIDTH;
+        const size_t length = strnlen(field, HIER_HOST_NAME_WIDTH);
+        if (length == HIER_HOST_NAME_WIDTH) {
+            *error = "coll_hier_cluster_map: the host name of rank " + std::to_string(rank) + " is longer than " +
+                     std::to_string(HIER_HOST_NAME_WIDTH - 1) + " characters; expected shorter host names, or "
+                     "cluster sizes in nodes, e.g. \"3,6\"";
+            return {};
+        }
+        names.emplace_back(field, length);
+    }
+    return names;
+}
+
+// The mean one-way latency between nodes of different clusters, or 0.
+double backbone_latency(const std::vector<double> &latency, const std::vector<int> &cluster_of_node)
+{
+    const size_t n = cluster_of_node.size();
+    double sum = 0;
+    size_t pairs = 0;
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = a + 1; b < n; ++b) {
+            if (cluster_of_node[a] != cluster_of_node[b]) {
+                sum += latency[a * n + b];
+                ++pairs;
+            }
+        }
+    }
+    return pairs ? sum / double(pairs) : 0;
+}
+
 // The cluster of each node of topology (numbered as it numbers them), from
-// a cluster per rank, the latency probe, or the map; empty and *error set if
-// the map does not fit.
+// a cluster per rank, the latency probe (which also measures the backbone's
+// latency), host patterns or counts; empty and *error set if the map does
+// not fit.
 std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_comm_input_t &input,
-                                   std::string *error)
+                                   double *latency, std::string *error)
 {
     if (input.cluster_of_rank) {
         std::vector<int> clusters(topology.node_count());
@@ -116,16 +166,30 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_co
         return clusters;
     }
     const std::string map = input.cluster_map ? input.cluster_map : "";
-    if (map == hier::kProbeClusters) {
+    switch (hier_cluster_map_kind(input.cluster_map)) {
+    case HIER_CLUSTER_MAP_NONE: return {};
+    case HIER_CLUSTER_MAP_COUNTS: return hier::parse_cluster_map(map, topology.node_count(), error);
+    case HIER_CLUSTER_MAP_HOSTS: {
+        if (!input.host_names) {
+            *error = "coll_hier_cluster_map \"" + map + "\": the host names were not gathered";
+            return {};
+        }
+        const std::vector<std::string> names = host_names(input, error);
+        return error->empty()
+                   ? hier::clusters_from_host_map(map, topology, names, input.job_wide != 0, error)
+                   : std::vector<int>();
+    }
+    case HIER_CLUSTER_MAP_PROBE: {
         if (!input.node_latency) {
             *error = "coll_hier_cluster_map \"probe\": the latency probe did not run";
             return {};
         }
         const auto n = size_t(topology.node_count());
-        return hier::clusters_from_latency(std::vector<double>(input.node_latency, input.node_latency + n * n));
+        const std::vector<double> measured(input.node_latency, input.node_latency + n * n);
+        std::vector<int> clusters = hier::clusters_from_latency(measured);
+        *latency = backbone_latency(measured, clusters);
+        return clusters;
     }
-    if (!map.empty()) {
-        return hier::parse_cluster_map(map, topology.node_count(), error);
     }
     return {};
 }
@@ -138,12 +202,15 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
     try {
         const std::vector<int> nodes(input->node_of_rank, input->node_of_rank + input->size);
         std::string error;
-        const std::vector<int> cluster_of_node = clusters_of_nodes(hier::Topology(nodes), *input, &error);
+        double latency = 0;
+        const std::vector<int> cluster_of_node = clusters_of_nodes(hier::Topology(nodes), *input, &latency, &error);
         if (!error.empty()) {
             write_line(err, errlen, error);
             return nullptr;
         }
-        return new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, {}};
+        auto *comm = new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, {}};
+        comm->topology.set_backbone_latency(latency);
+        return comm;
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }

@@ -22,9 +22,14 @@ const char *declines_single_node(const Topology &topology, size_t)
 
 const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "lg",
-     "LG (Jeannot and Steffenel) for two clusters joined by a slow backbone: local "
-     "aggregation, then ceil(n2/n1) backbone steps of 2 max(n1, n2) messages in all",
-     build_lg_alltoall, lg_unfit, picks_whenever_fit},
+     "LG (Jeannot and Steffenel) for two clusters or more joined by a slow backbone: local "
+     "aggregation in single-port steps (factor's over SMP nodes), then one backbone exchange per "
+     "process and step, 2 max(n1, n2) messages per pair of clusters (ceil(n2/n1) steps for two)",
+     build_lg_alltoall, lg_unfit, lg_sequential_auto_declines},
+    {HIER_OP_ALLTOALL, "lg_at_once",
+     "LG with the local aggregation, then every backbone exchange, posted at once: the backbone "
+     "crossed once, 2 max(n1, n2) messages per pair of clusters",
+     build_lg_at_once_alltoall, lg_unfit, picks_whenever_fit},
     {HIER_OP_ALLTOALL, "factor",
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
@@ -38,7 +43,14 @@ const Algorithm kAlgorithms[] = {
      build_pairwise_alltoall, fits_any, nullptr},
 };
 
-const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};
+// Alltoallv runs every alltoall row: their SEND and RECV regions are single
+// blocks (a user's variable blocks are not contiguous with each other) and
+// each TMP block is written once (TMP is laid out from a first pass over the
+// blocks' sizes); the unit tests check both for every row.
+constexpr hier_op_t kRunsAlltoallRows = HIER_OP_ALLTOALLV;
+
+const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier",
+                                                "alltoallv"};
 
 } // namespace
 
@@ -48,6 +60,9 @@ const std::vector<const Algorithm *> &algorithms_for(hier_op_t op)
         std::array<std::vector<const Algorithm *>, HIER_OP_COUNT> rows;
         for (const Algorithm &algorithm : kAlgorithms) {
             rows[algorithm.op].push_back(&algorithm);
+            if (algorithm.op == HIER_OP_ALLTOALL) {
+                rows[kRunsAlltoallRows].push_back(&algorithm);
+            }
         }
         return rows;
     }();

@@ -12,7 +12,7 @@
 namespace hier {
 
 struct Algorithm {
-    hier_op_t op;
+    hier_op_t op;  // alltoallv also runs the alltoall rows
     const char *name;
     const char *description;
     Schedule (*build)(const Topology &topology, int rank, int root);

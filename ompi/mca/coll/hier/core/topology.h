@@ -40,6 +40,12 @@ public:
     int cluster_index(int rank) const { return cluster_index_[rank]; }
     const std::vector<int> &cluster_members(int cluster) const { return cluster_members_[cluster]; }
 
+    // One-way latency between clusters, in seconds, when measured (the
+    // latency probe: the mean over pairs of nodes in different clusters);
+    // 0 when not known.
+    double backbone_latency() const { return backbone_latency_; }
+    void set_backbone_latency(double seconds) { backbone_latency_ = seconds; }
+
     // "4,3,2,1 over 10 ranks" style description, for messages and tools.
     std::string describe() const;
 
@@ -50,6 +56,7 @@ private:
     std::vector<int> cluster_;
     std::vector<int> cluster_index_;
     std::vector<std::vector<int>> cluster_members_;
+    double backbone_latency_ = 0;
 };
 
 // Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must
