@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/proc/proc.h"
@@ -46,8 +47,8 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     memset(module->last_line, 0, sizeof(module->last_line));
     module->requests = NULL;
     module->request_head = module->request_count = module->request_capacity = 0;
-    module->tmp = module->in_place = NULL;
-    module->tmp_size = module->in_place_size = 0;
+    module->tmp = module->in_place = module->sizes = module->offsets = NULL;
+    module->tmp_size = module->in_place_size = module->sizes_size = module->offsets_size = 0;
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)
@@ -69,20 +70,17 @@ static bool hier_node_map_given(void)
     return NULL != node_map && '\0' != node_map[0];
 }
 
-/* A cluster map of counts (not "probe") over the node map's nodes: every
- * communicator inherits its members' clusters. */
-static bool hier_cluster_map_from_node_map(void)
+static bool hier_cluster_map_is(hier_cluster_map_kind_t kind)
 {
-    const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return hier_node_map_given() && NULL != cluster_map && '\0' != cluster_map[0] &&
-           0 != strcmp(cluster_map, "probe");
+    return kind == hier_cluster_map_kind(mca_coll_hier_component.cluster_map);
 }
 
-/* Does this communicator's topology need the latency probe? */
-static bool hier_probe_wanted(void)
+/* A cluster map of counts over the node map's nodes: every communicator
+ * inherits its members' clusters. (Host patterns apply to any communicator
+ * by themselves; the probe measures each.) */
+static bool hier_cluster_map_from_node_map(void)
 {
-    const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return NULL != cluster_map && 0 == strcmp(cluster_map, "probe");
+    return hier_node_map_given() && hier_cluster_map_is(HIER_CLUSTER_MAP_COUNTS);
 }
 
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
@@ -220,7 +218,8 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
  * fit is reported once per process, by rank 0 of the first communicator it
  * does not fit, and that communicator falls back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *nodes, const int *clusters, const char **why)
+                                const int *nodes, const int *clusters, const char *host_names,
+                                const char **why)
 {
     static bool cluster_map_reported = false;
     char error[MCA_COLL_HIER_LINE_MAX];
@@ -230,11 +229,14 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .node_of_rank = nodes,
         .cluster_of_rank = clusters,
         .cluster_map = mca_coll_hier_component.cluster_map,
+        .host_names = host_names,
+        /* comm's processes are all of the job's: every host pattern must match one of them */
+        .job_wide = ompi_comm_size(comm) == ompi_comm_size(&ompi_mpi_comm_world.comm),
     };
     double *latency = NULL;
     int node_count;
 
-    if (hier_probe_wanted()) {
+    if (hier_cluster_map_is(HIER_CLUSTER_MAP_PROBE)) {
         const int rc = mca_coll_hier_probe_latency(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
                                                    &node_count);
         if (OMPI_SUCCESS != rc) {
@@ -262,6 +264,25 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     return OMPI_ERROR;
 }
 
+/* Every rank's host name (opal_process_info.nodename: a host's name does not
+ * depend on the communicator), in fixed-width fields, for a cluster map of
+ * host patterns: one more allgather through the previous module. A name
+ * longer than its field keeps no NUL, which the core reports. The caller
+ * frees *names. */
+static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                  char **names)
+{
+    char mine[HIER_HOST_NAME_WIDTH];
+
+    *names = malloc((size_t) ompi_comm_size(comm) * HIER_HOST_NAME_WIDTH);
+    if (NULL == *names) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    strncpy(mine, NULL == opal_process_info.nodename ? "" : opal_process_info.nodename, sizeof(mine));
+    return module->previous.allgather(mine, HIER_HOST_NAME_WIDTH, MPI_CHAR, *names, HIER_HOST_NAME_WIDTH,
+                                      MPI_CHAR, comm, module->previous.allgather_module);
+}
+
 /* Every rank's node and cluster, with one allgather through the previous
  * module (never hier's own), and the core's communicator built from them.
  * On failure, *why says why. */
@@ -271,6 +292,7 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const int size = ompi_comm_size(comm);
     int mine[2], rc, *pairs, *nodes;    /* mine: {node, cluster} */
+    char *names = NULL;
 
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
@@ -298,6 +320,9 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     rc = module->previous.allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, comm,
                                     module->previous.allgather_module);
+    if (OMPI_SUCCESS == rc && hier_cluster_map_is(HIER_CLUSTER_MAP_HOSTS)) {
+        rc = hier_gather_host_names(module, comm, &names);
+    }
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
         int *clusters = nodes + size;
@@ -306,10 +331,12 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
             clusters[i] = pairs[2 * i + 1];
         }
         /* With a node map and a cluster map of counts, clusters are the
-         * job's; else the map (or the probe) applies to comm's nodes. */
+         * job's; else the map (host patterns, counts, or the probe) applies
+         * to comm's nodes. */
         rc = hier_create_topology(module, comm, nodes, hier_cluster_map_from_node_map() ? clusters : NULL,
-                                  why);
+                                  names, why);
     }
+    free(names);
     free(pairs);
     free(nodes);
     return rc;
