@@ -2,8 +2,9 @@
 # run_mpi_tests.sh: the MPI test layer of coll/hier (DESIGN.md, "Testing layers").
 #
 # Runs alltoall_check under mpirun on one host with node maps that impose
-# uneven SMP nodes, for every alltoall algorithm, and checks
-#   - that every case matches the point-to-point reference (alltoall_check);
+# uneven SMP nodes, for every alltoall algorithm, and alltoallv_check for the
+# alltoallv algorithms, and checks
+#   - that every case matches the point-to-point reference (the checkers);
 #   - that the verbose line names the algorithm that was asked for;
 #   - that every run's checksum equals the fallback run's for the same p;
 #   - that bad parameter values give exactly one clear stderr line naming the
@@ -11,7 +12,7 @@
 # The last line of output is "N passed, M failed"; the exit code is nonzero if
 # anything failed.
 #
-# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK
+# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK [ALLTOALLV_CHECK]
 #   --plain    run the matrix without coll/hier (coll list without "hier",
 #              no verbose or error-line assertions): checks the checker and
 #              this driver against plain Open MPI
@@ -41,12 +42,20 @@ while (($#)); do
     esac
     shift
 done
-if (($# != 1)); then usage >&2; exit 2; fi
-checker=$1
-if [[ ! -x $checker ]]; then
-    echo "run_mpi_tests.sh: $checker is not an executable" >&2
-    exit 2
-fi
+if (($# < 1 || $# > 2)); then usage >&2; exit 2; fi
+alltoall_checker=$1
+alltoallv_checker=${2:-}
+for program in "$alltoall_checker" $alltoallv_checker; do
+    if [[ ! -x $program ]]; then
+        echo "run_mpi_tests.sh: $program is not an executable" >&2
+        exit 2
+    fi
+done
+# The checker run_check runs, its arguments, and the collective whose
+# verbose lines check_verbose reads; sections set them.
+checker=$alltoall_checker
+checker_args=()
+collective=alltoall
 [[ -n $logdir ]] || logdir=$(mktemp -d "${TMPDIR:-/tmp}/hier-mpi-tests.XXXXXX")
 mkdir -p "$logdir"
 MPIRUN=${MPIRUN:-mpirun}
@@ -131,7 +140,7 @@ fail() {
     fi
 }
 
-# run_check NAME P MCA_ARGS...: runs alltoall_check on P ranks with extra
+# run_check NAME P MCA_ARGS...: runs $checker (with $checker_args) on P ranks with extra
 # mpirun arguments; leaves the log base name in $log and the exit code in $rc.
 run_check() {
     local name=$1 p=$2; shift 2
@@ -139,7 +148,7 @@ run_check() {
     log=$logdir/$(printf '%02d' "$run_no")-${name//[^A-Za-z0-9=_.-]/_}
     local pin
     tuned_pin "$p"
-    local cmd=("$MPIRUN" "${mpirun_args[@]}" "$@" "${pin[@]}" -np "$p" "$checker")
+    local cmd=("$MPIRUN" "${mpirun_args[@]}" "$@" "${pin[@]}" -np "$p" "$checker" "${checker_args[@]}")
     echo "${cmd[*]}" >"$log.cmd"
     rc=0
     # mpirun's own --timeout kills every process of the job; the outer timeout
@@ -147,28 +156,34 @@ run_check() {
     timeout -k 10 $((timeout_s + 30)) "${cmd[@]}" >"$log.out" 2>"$log.err" || rc=$?
 }
 
-# check_result NAME: the run exited 0 and alltoall_check reported no failure.
+# check_result NAME: the run exited 0 and the checker reported no failure.
 check_result() {
-    local summary
-    summary=$(grep -E '^alltoall_check: [0-9]+ passed, [0-9]+ failed$' "$log.out" || true)
+    local summary prog
+    prog=$(basename "$checker")
+    summary=$(grep -E "^$prog: [0-9]+ passed, [0-9]+ failed\$" "$log.out" || true)
     if ((rc == 124 || rc == 137)) ||
        grep -q 'time limit for job execution has been reached' "$log.err"; then
         fail "$1" "timed out after ${timeout_s} s" "$log"
     elif [[ -z $summary ]]; then
         fail "$1" "no summary line (exit code $rc)" "$log"
     elif [[ $summary != *" 0 failed" ]] || ((rc != 0)); then
-        fail "$1" "${summary#alltoall_check: } (exit code $rc)" "$log"
+        fail "$1" "${summary#"$prog: "} (exit code $rc)" "$log"
     else
-        pass "$1 (${summary#alltoall_check: })"
+        pass "$1 (${summary#"$prog: "})"
     fi
 }
 
-# check_checksum NAME P: equal to the fallback run's checksum for the same p
-# (alltoall_check's checksum depends only on p and its case list).
+# checksum_of_run: the checksum line of the last run.
+checksum_of_run() {
+    sed -n "s/^$(basename "$checker"): checksum \([0-9a-f]*\)\$/\1/p" "$log.out"
+}
+
+# check_checksum NAME KEY: equal to the fallback run's checksum for the same
+# KEY (a checker's checksum depends only on p and its case list).
 declare -A reference_checksum
 check_checksum() {
     local sum
-    sum=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+    sum=$(checksum_of_run)
     if [[ -z $sum ]]; then
         fail "$1" "no checksum line" "$log"
     elif [[ -z ${reference_checksum[$2]:-} ]]; then
@@ -199,7 +214,7 @@ check_verbose() {
     nodes=$(map_nodes "$map")
     shape="size $p, $nodes nodes"
     ((clusters > 1)) && shape+=", $clusters clusters"
-    lines=$(cat "$log.out" "$log.err" | grep 'coll:hier: alltoall on ' || true)
+    lines=$(cat "$log.out" "$log.err" | grep "coll:hier: $collective on " || true)
     # p = 1: every communicator has one rank and comm_query declines it, so
     # hier has no module anywhere and must print nothing at all.
     if ((p == 1)); then
@@ -208,9 +223,9 @@ check_verbose() {
         return
     fi
     case $alg in auto) want=$AUTO_EXPECTED ;; *) want=$alg ;; esac
-    world=$(grep -F 'coll:hier: alltoall on MPI_COMM_WORLD ' <<<"$lines" || true)
+    world=$(grep -F "coll:hier: $collective on MPI_COMM_WORLD " <<<"$lines" || true)
     local names dups count
-    names=$(sed -E 's/.*coll:hier: alltoall on (.*) \(size [0-9]+.*/\1/' <<<"$lines")
+    names=$(sed -E "s/.*coll:hier: $collective on (.*) \\(size [0-9]+.*/\\1/" <<<"$lines")
     dups=$(sort <<<"$names" | uniq -d)
     count=$(grep -c . <<<"$lines" || true)
     if [[ $(grep -c . <<<"$world" || true) != 1 ]]; then
@@ -263,7 +278,7 @@ for map in "${MAPS[@]}"; do
             --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
         check_result "$name: results"
         if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then
-            reference_checksum[$p]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+            reference_checksum[$p]=$(checksum_of_run)
         else
             check_checksum "$name: checksum" "$p"
         fi
@@ -281,37 +296,138 @@ for bad in "${BAD_VALUES[@]}"; do
     ((plain)) || check_error_line "$name: error line" "$param"
 done
 
-# Two clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, by name,
-# with a window, and picked by auto. With a node map the cluster map counts
-# its nodes, so split communicators inherit their members' clusters too.
-readonly CLUSTER_CASES=("1,1,1,1,1,1,1|3,4" "2,2,1,1,1|2,3" "3,1,2|2,1")
+# Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg and
+# lg_at_once by name, with a window, and auto's pick. With a node map the
+# cluster map counts its nodes, so split communicators inherit their
+# members' clusters too. "NODE MAP|CLUSTERS|VARIANTS|CHECKER ARGUMENTS": SMP
+# clusters and three clusters run the checker's --quick counts, to keep the
+# layer's time down.
+readonly CLUSTER_CASES=(
+    "1,1,1,1,1,1,1|3,4|fallback lg lg:8 lg_at_once auto|"
+    "2,2,1,1,1|2,3|fallback lg lg:8 lg_at_once auto|"
+    "3,1,2|2,1|fallback lg lg_at_once:4 auto|--quick"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg lg_at_once:4 auto|--quick"
+    "2,1,1,2,1,1|2,2,2|fallback lg:3 lg_at_once auto|--quick"
+)
+# What `auto` must pick across clusters whose backbone latency it does not know.
+readonly AUTO_ACROSS_CLUSTERS=lg_at_once
 for case in "${CLUSTER_CASES[@]}"; do
-    IFS='|' read -r map clusters <<<"$case"
+    IFS='|' read -r map clusters variants args <<<"$case"
+    read -ra checker_args <<<"$args"
     p=$(map_size "$map")
-    for variant in fallback lg lg:8 auto; do
+    key="$p/$clusters/$args"
+    for variant in $variants; do
         alg=${variant%%:*}
         window=1
         [[ $variant == *:* ]] && window=${variant#*:}
-        name="map=$map clusters=$clusters p=$p alg=$alg window=$window"
+        name="map=$map clusters=$clusters p=$p alg=$alg window=$window${args:+ $args}"
         run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
             --mca coll_hier_cluster_map "$clusters" --mca coll_hier_window "$window" \
             --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
         check_result "$name: results"
         if [[ $alg == fallback ]]; then
-            reference_checksum[$p/clusters]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+            reference_checksum[$key]=$(checksum_of_run)
         else
-            check_checksum "$name: checksum" "$p/clusters"
+            check_checksum "$name: checksum" "$key"
         fi
-        [[ $alg == auto ]] && alg=lg
-        ((plain)) || check_verbose "$name: verbose" "$map" "$alg" 2
+        [[ $alg == auto ]] && alg=$AUTO_ACROSS_CLUSTERS
+        ((plain)) || check_verbose "$name: verbose" "$map" "$alg" "$(map_nodes "$clusters")"
     done
 done
+checker_args=()
 name="bad value: cluster map 3,5 over 7 nodes"
 run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
     --mca coll_hier_cluster_map 3,5
 check_result "$name: results"
-check_checksum "$name: checksum" "7/clusters"
+check_checksum "$name: checksum" "7/3,4/"
 ((plain)) || check_error_line "$name: error line" coll_hier_cluster_map
+
+# Clusters by host patterns (coll_hier_cluster_map CLUSTER:HOSTS;...). On
+# one host every rank has the same host name, so what can run here is a map
+# naming this host, one cluster (auto: factor across the node map's nodes),
+# and the maps that must be refused, each in one line naming the parameter,
+# with the fallback's results. Several clusters of real hosts are the
+# cluster layer's (README, "The emulated cluster").
+host=$(hostname -s)
+checker_args=(--quick --comms world,parity)
+readonly HOST_MAP_NODES=2,1,3
+p=$(map_size "$HOST_MAP_NODES")
+name="host map: fallback reference, p=$p"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_alltoall_algorithm fallback
+check_result "$name: results"
+reference_checksum[$p/hosts]=$(checksum_of_run)
+name="host map: here:$host is one cluster"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_cluster_map "here:$host" --mca coll_hier_verbose 1
+check_result "$name: results"
+check_checksum "$name: checksum" "$p/hosts"
+((plain)) || check_verbose "$name: verbose" "$HOST_MAP_NODES" "$AUTO_EXPECTED"
+# "MAP|what the error line says about it"
+readonly BAD_HOST_MAPS=(
+    "here:$host[3-1]|runs backwards"
+    "here:$host;there:nosuchhost[1-3]|which matches no host of the job"
+    "there:nosuchhost|leaves host \"$host\" (rank 0) in no cluster"
+    "a:$host;b:$host|puts host \"$host\" in clusters \"a\" and \"b\""
+)
+for bad in "${BAD_HOST_MAPS[@]}"; do
+    IFS='|' read -r cluster_map says <<<"$bad"
+    name="bad value: host map $cluster_map"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+        --mca coll_hier_cluster_map "$cluster_map"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p/hosts"
+    if ((!plain)); then
+        check_error_line "$name: error line" "coll_hier_cluster_map \"$cluster_map\" "
+        if grep -qF "$says" "$log.err"; then pass "$name: says $says"
+        else fail "$name: says" "the error line does not say: $says" "$log"; fi
+    fi
+done
+checker_args=()
+
+# Alltoallv (alltoallv_check: count patterns with zeros, every datatype
+# class, MPI_IN_PLACE): every alltoallv algorithm against the fallback's
+# checksum, on SMP nodes and on clusters. "NODE MAP|CLUSTERS|VARIANTS|
+# CHECKER ARGUMENTS".
+readonly ALLTOALLV_CASES=(
+    "4,3,2,1||fallback factor pairwise:4 edgecolor auto|"
+    "2,2,1,1,1|2,3|fallback lg lg_at_once:8 auto|"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg:4 lg_at_once|--comms world,parity"
+)
+if [[ -n $alltoallv_checker ]]; then
+    checker=$alltoallv_checker
+    collective=alltoallv
+    for case in "${ALLTOALLV_CASES[@]}"; do
+        IFS='|' read -r map clusters variants args <<<"$case"
+        read -ra checker_args <<<"$args"
+        p=$(map_size "$map")
+        key="alltoallv/$p/$args"
+        cluster_args=()
+        [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
+        for variant in $variants; do
+            alg=${variant%%:*}
+            window=1
+            [[ $variant == *:* ]] && window=${variant#*:}
+            name="alltoallv map=$map${clusters:+ clusters=$clusters} p=$p alg=$alg window=$window"
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                --mca coll_hier_window "$window" --mca coll_hier_alltoallv_algorithm "$alg" --mca coll_hier_verbose 1
+            check_result "$name: results"
+            if [[ $alg == fallback ]]; then
+                reference_checksum[$key]=$(checksum_of_run)
+            else
+                check_checksum "$name: checksum" "$key"
+            fi
+            if [[ $alg == auto ]]; then
+                alg=$AUTO_EXPECTED
+                [[ -n $clusters ]] && alg=$AUTO_ACROSS_CLUSTERS
+            fi
+            ((plain)) || check_verbose "$name: verbose" "$map" "$alg" "$( [[ -n $clusters ]] && map_nodes "$clusters" || echo 1)"
+        done
+    done
+    checker=$alltoall_checker
+    checker_args=()
+    collective=alltoall
+fi
 
 # Selection. Not asked for (not in the coll list, no priority set), hier is
 # loaded but changes nothing: no verbose line, Open MPI's results.

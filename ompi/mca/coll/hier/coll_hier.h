@@ -69,6 +69,9 @@ typedef struct mca_coll_hier_component_t {
     int node_map_state;
     int node_map_node;
     int node_map_cluster;
+    /* coll_hier_cluster_map's host patterns do not parse (checked once per
+     * process): every communicator falls back. */
+    bool cluster_map_invalid;
 } mca_coll_hier_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;

@@ -123,6 +123,20 @@ static void hier_parse_node_map_once(void)
     free(nodes);
 }
 
+/* Host patterns mean the same on every communicator: a map that does not
+ * parse is reported once, by world rank 0, and makes every one fall back. */
+static void hier_check_cluster_map_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    c->cluster_map_invalid = 0 != hier_check_cluster_map(c->cluster_map, error, sizeof(error));
+    if (c->cluster_map_invalid && 0 == ompi_comm_rank(&ompi_mpi_comm_world.comm)) {
+        fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
+        fflush(stderr);
+    }
+}
+
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     return OMPI_SUCCESS;
@@ -135,13 +149,16 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
 
     /* MPI_COMM_WORLD is queried first, once, inside MPI_Init. Alone in the
      * coll list, hier is followed by Open MPI failing MPI_Init: say why
-     * first. A node map is checked here too, before any thread can race. */
+     * first. The maps are checked here too, before any thread can race. */
     if (comm == &ompi_mpi_comm_world.comm) {
         if (0 == ompi_comm_rank(comm)) {
             mca_coll_hier_report_settings();
         }
         if (c->selection_priority >= 0 && !c->listed_alone && hier_node_map_given()) {
             hier_parse_node_map_once();
+        }
+        if (c->selection_priority >= 0 && !c->listed_alone) {
+            hier_check_cluster_map_once();
         }
     }
     if (c->listed_alone || c->selection_priority < 0 || OMPI_COMM_IS_INTER(comm) ||
@@ -214,9 +231,10 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
 }
 
 /* The core's view of comm from every rank's node and cluster (NULL: from
- * coll_hier_cluster_map over comm's own nodes). A cluster map that does not
- * fit is reported once per process, by rank 0 of the first communicator it
- * does not fit, and that communicator falls back. */
+ * coll_hier_cluster_map over comm's own nodes, or over host_names for host
+ * patterns). A cluster map that does not fit is reported by rank 0 of the
+ * first communicator it does not fit (once: MPI_COMM_WORLD's, when it is
+ * the first used), and that communicator falls back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *nodes, const int *clusters, const char *host_names,
                                 const char **why)
@@ -254,12 +272,14 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    /* Every rank notes the report, so that a later communicator whose rank
+     * 0 sat elsewhere in this one does not report it again. */
     if (!cluster_map_reported && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
                 error, comm->c_name);
         fflush(stderr);
-        cluster_map_reported = true;
     }
+    cluster_map_reported = true;
     *why = "invalid coll_hier_cluster_map";
     return OMPI_ERROR;
 }
@@ -294,6 +314,10 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     int mine[2], rc, *pairs, *nodes;    /* mine: {node, cluster} */
     char *names = NULL;
 
+    if (c->cluster_map_invalid) {
+        *why = "invalid coll_hier_cluster_map";
+        return OMPI_ERROR;
+    }
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
         if (HIER_NODE_MAP_VALID != c->node_map_state) {

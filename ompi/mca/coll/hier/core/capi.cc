@@ -113,6 +113,19 @@ hier_cluster_map_kind_t hier_cluster_map_kind(const char *text)
     return hier::is_host_map(map) ? HIER_CLUSTER_MAP_HOSTS : HIER_CLUSTER_MAP_COUNTS;
 }
 
+int hier_check_cluster_map(const char *text, char *err, size_t errlen)
+{
+    try {
+        const std::string error =
+            hier_cluster_map_kind(text) == HIER_CLUSTER_MAP_HOSTS ? hier::check_host_map(text) : std::string();
+        write_line(err, errlen, error);
+        return error.empty() ? 0 : -1;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_cluster_map: out of memory");
+        return -1;
+    }
+}
+
 namespace {
 
 // Every rank's host name from the glue's fixed-width fields; empty and

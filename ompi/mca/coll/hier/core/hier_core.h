@@ -101,6 +101,10 @@ typedef enum {
 } hier_cluster_map_kind_t;
 hier_cluster_map_kind_t hier_cluster_map_kind(const char *text);
 
+/* Checks what of a cluster map does not depend on the communicator: the
+ * syntax of host patterns. Returns 0, or -1 and one line (no newline) in err. */
+int hier_check_cluster_map(const char *text, char *err, size_t errlen);
+
 /* Host names travel in fields of this many bytes, NUL-padded; a name that
  * fills its field without a NUL was longer, and is reported. */
 #define HIER_HOST_NAME_WIDTH 128
