@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "hier_core.h"
 #include "registry.h"
@@ -142,6 +143,35 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
     EXPECT_EQ(clusters[2], 0);
     EXPECT_EQ(clusters[3], 1);
     EXPECT_EQ(hier_parse_cluster_map("3,2", 4, clusters, error, sizeof error), -1);
+}
+
+TEST(CApi, ProbedClustersCarryTheirBackboneLatencyToAuto)
+{
+    // Nodes 0-2 and 3-8: 20 us apart inside a cluster, 200 us across.
+    const int node_of_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<double> latency(81, 20e-6);
+    for (int a = 0; a < 9; ++a) {
+        for (int b = 0; b < 9; ++b) {
+            latency[a * 9 + b] = a == b ? 0 : (a < 3) != (b < 3) ? 200e-6 : 20e-6;
+        }
+    }
+    hier_comm_input_t input{};
+    input.size = 9;
+    input.node_of_rank = node_of_rank;
+    input.cluster_map = "probe";
+    input.node_latency = latency.data();
+    char error[256];
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    EXPECT_EQ(hier_comm_cluster_count(comm), 2);
+    // 2 crossings of 200 us <= 5 % of 6 m at 1 Gbit/s from m = 167 KB on.
+    int chosen = -1;
+    char reason[128];
+    hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 64 << 10, &chosen, reason, sizeof reason);
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg_at_once");
+    hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 256 << 10, &chosen, reason, sizeof reason);
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg");
+    hier_comm_destroy(comm);
 }
 
 TEST(CApi, ParseNodeMapWritesOneLine)
