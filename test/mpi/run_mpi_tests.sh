@@ -195,14 +195,22 @@ check_checksum() {
     fi
 }
 
-# expected_comm_lines P: communicators alltoall_check uses that have more than
+# expected_comm_lines P: communicators the checker uses that have more than
 # one rank (hier declines size-1 communicators, so they print nothing):
-# world, dup and reversed have p ranks, the parity halves ceil(p/2), floor(p/2).
+# world, dup and reversed have p ranks, the parity halves ceil(p/2), floor(p/2);
+# a --comms LIST among the checker's arguments runs only those.
 expected_comm_lines() {
-    local p=$1 n=0
-    ((p > 1)) && n=3
-    (((p + 1) / 2 > 1)) && n=$((n + 1))
-    ((p / 2 > 1)) && n=$((n + 1))
+    local p=$1 n=0 comms=world,dup,parity,reversed i kind
+    for ((i = 0; i + 1 < ${#checker_args[@]}; ++i)); do
+        [[ ${checker_args[i]} == --comms ]] && comms=${checker_args[i + 1]}
+    done
+    for kind in world dup reversed; do
+        [[ ,$comms, == *,$kind,* ]] && ((p > 1)) && n=$((n + 1))
+    done
+    if [[ ,$comms, == *,parity,* ]]; then
+        (((p + 1) / 2 > 1)) && n=$((n + 1))
+        ((p / 2 > 1)) && n=$((n + 1))
+    fi
     echo "$n"
 }
 
