@@ -357,7 +357,7 @@ check_checksum "$name: checksum" "7/3,4/"
 # with the fallback's results. Several clusters of real hosts are the
 # cluster layer's (README, "The emulated cluster").
 host=$(hostname -s)
-checker_args=(--quick --comms world,parity)
+checker_args=(--counts 0,7 --types "int,vector,contig->vector" --comms world,parity)
 readonly HOST_MAP_NODES=2,1,3
 p=$(map_size "$HOST_MAP_NODES")
 name="host map: fallback reference, p=$p"
