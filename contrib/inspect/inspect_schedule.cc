@@ -73,7 +73,7 @@ int schedule(const Arguments &args)
     hier_op_t op;
     if (!op_by_name(args[0], &op)) {
         std::fprintf(stderr, "hier-inspect: \"%s\" is not a collective; expected alltoall, scatter, gather, allgather, "
-                             "allreduce or barrier\n", args[0].c_str());
+                             "allreduce, barrier or alltoallv\n", args[0].c_str());
         return 2;
     }
     const Algorithm *algorithm = algorithm_by_name(op, args[1]);

@@ -17,6 +17,8 @@ expect() {  # expect CODE ARGS...: runs the tool, checks its exit code
 }
 expect 0 schedule alltoall factor 4,3,2,1
 expect 0 schedule alltoall lg 1,1,1,1,1,1,1,1,1 --clusters 3,6
+expect 0 schedule alltoall lg_at_once 2,2,1,3,1,1,2 --clusters 2,3,2
+expect 0 schedule alltoallv lg 1,1,1,1,1,1,1,1,1 --clusters 2,3,4
 expect 2 schedule alltoall nonesuch 4,3
 expect 2 schedule alltoall factor 4,x
 expect 2 nonesuch

@@ -2,9 +2,9 @@
 # run_mpi_tests.sh: the MPI test layer of coll/hier (DESIGN.md, "Testing layers").
 #
 # Runs alltoall_check under mpirun on one host with node maps that impose
-# uneven SMP nodes, for every alltoall algorithm, and coll_check for scatter,
-# gather, allgather, allreduce and barrier from one table of runs (COLL_RUNS),
-# and checks
+# uneven SMP nodes, for every alltoall algorithm, alltoallv_check for the
+# alltoallv algorithms, and coll_check for scatter, gather, allgather,
+# allreduce and barrier from one table of runs (COLL_RUNS), and checks
 #   - that every case matches the point-to-point reference (the checkers);
 #   - that the verbose line names the algorithm that was asked for;
 #   - that every run's checksum equals the fallback run's for the same
@@ -14,7 +14,7 @@
 # The last line of output is "N passed, M failed"; the exit code is nonzero if
 # anything failed.
 #
-# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK COLL_CHECK
+# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK COLL_CHECK ALLTOALLV_CHECK
 #   --plain    run the matrix without coll/hier (coll list without "hier",
 #              no verbose or error-line assertions): checks the checkers and
 #              this driver against plain Open MPI
@@ -44,10 +44,11 @@ while (($#)); do
     esac
     shift
 done
-if (($# != 2)); then usage >&2; exit 2; fi
+if (($# != 3)); then usage >&2; exit 2; fi
 alltoall_checker=$1
 coll_checker=$2
-for checker in "$alltoall_checker" "$coll_checker"; do
+alltoallv_checker=$3
+for checker in "$alltoall_checker" "$coll_checker" "$alltoallv_checker"; do
     if [[ ! -x $checker ]]; then
         echo "run_mpi_tests.sh: $checker is not an executable" >&2
         exit 2
@@ -252,11 +253,17 @@ check_checksum() {
 # expected_comm_lines P: communicators the checkers use that have more than
 # one rank (hier declines size-1 communicators, so they print nothing):
 # world, dup and reversed have p ranks, the parity halves ceil(p/2), floor(p/2).
+# Sections that run the checker with --comms LIST set comms_in_use to LIST.
+comms_in_use=world,dup,parity,reversed
 expected_comm_lines() {
-    local p=$1 n=0
-    ((p > 1)) && n=3
-    (((p + 1) / 2 > 1)) && n=$((n + 1))
-    ((p / 2 > 1)) && n=$((n + 1))
+    local p=$1 n=0 kind
+    for kind in world dup reversed; do
+        [[ ,$comms_in_use, == *,$kind,* ]] && ((p > 1)) && n=$((n + 1))
+    done
+    if [[ ,$comms_in_use, == *,parity,* ]]; then
+        (((p + 1) / 2 > 1)) && n=$((n + 1))
+        ((p / 2 > 1)) && n=$((n + 1))
+    fi
     echo "$n"
 }
 
@@ -434,45 +441,143 @@ if ((!plain)); then
     fi
 fi
 
-# Two clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, by name,
-# with a window, and auto. With a node map the cluster map counts its
-# nodes, so split communicators inherit their members' clusters too. auto
-# keeps Open MPI's linear on these small maps, and picks lg on 8 + 8
-# one-process nodes, where tuned's Bruck (p >= 16, these small blocks)
-# crosses the backbone in every one of its rounds and lg once: on every
-# machine the unknown link costs could be.
-# (Its results are compared with the fallback's run on 5,4,4,2,1: the
-# checksum depends on p only.)
-readonly CLUSTER_CASES=("1,1,1,1,1,1,1|3,4|fallback lg lg:8 auto" "2,2,1,1,1|2,3|fallback lg lg:8 auto"
-                        "3,1,2|2,1|fallback lg lg:8 auto" "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1|8,8|auto")
+# Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg and
+# lg_at_once by name, with a window, and auto's pick. With a node map the
+# cluster map counts its nodes, so split communicators inherit their
+# members' clusters too. "NODE MAP|CLUSTERS|VARIANTS|CHECKER ARGUMENTS": SMP
+# clusters and three clusters run the checker's --quick counts, to keep the
+# layer's time down. auto keeps Open MPI's linear on these small maps, and
+# picks an lg on 8 + 8 one-process nodes, where tuned's Bruck (p >= 16, these
+# small blocks) crosses the backbone in every one of its rounds and lg once:
+# on every machine the unknown link costs could be. (That case is compared
+# with the fallback's run on 5,4,4,2,1: the checksum depends on p only.)
+readonly CLUSTER_CASES=(
+    "1,1,1,1,1,1,1|3,4|fallback lg lg:8 lg_at_once auto|"
+    "2,2,1,1,1|2,3|fallback lg lg:8 lg_at_once auto|"
+    "3,1,2|2,1|fallback lg lg_at_once:4 auto|--quick"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg lg_at_once:4 auto|--quick"
+    "2,1,1,2,1,1|2,2,2|fallback lg:3 lg_at_once auto|--quick"
+    "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1|8,8|auto|"
+)
+# What auto must pick on 16 ranks across a backbone of unknown costs.
+readonly AUTO_ACROSS_CLUSTERS=lg_at_once
 for case in "${CLUSTER_CASES[@]}"; do
-    IFS='|' read -r map clusters variants <<<"$case"
+    IFS='|' read -r map clusters variants args <<<"$case"
+    read -ra checker_args <<<"$args"
     p=$(map_size "$map")
-    [[ $variants == *fallback* ]] || reference_checksum[$p/clusters]=${reference_checksum[$p]:-}
+    key="$p/$clusters/$args"
+    [[ $variants == *fallback* ]] || reference_checksum[$key]=${reference_checksum[$p]:-}
     for variant in $variants; do
         alg=${variant%%:*}
         window=1
         [[ $variant == *:* ]] && window=${variant#*:}
-        name="map=$map clusters=$clusters p=$p alg=$alg window=$window"
+        name="map=$map clusters=$clusters p=$p alg=$alg window=$window${args:+ $args}"
         run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
             --mca coll_hier_cluster_map "$clusters" --mca coll_hier_window "$window" \
-            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- "$alltoall_checker"
+            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- "$alltoall_checker" \
+            "${checker_args[@]}"
         check_result "$name: results"
         if [[ $alg == fallback ]]; then
-            reference_checksum[$p/clusters]=$(log_checksum)
+            reference_checksum[$key]=$(log_checksum)
         else
-            check_checksum "$name: checksum" "$p/clusters"
+            check_checksum "$name: checksum" "$key"
         fi
-        [[ $alg == auto ]] && alg=$( ((p >= 16)) && echo lg || echo fallback)
-        ((plain)) || check_verbose "$name: verbose" "$map" alltoall "$alg" 2
+        [[ $alg == auto ]] && alg=$( ((p >= 16)) && echo "$AUTO_ACROSS_CLUSTERS" || echo fallback)
+        ((plain)) || check_verbose "$name: verbose" "$map" alltoall "$alg" "$(map_nodes "$clusters")"
     done
 done
 name="bad value: cluster map 3,5 over 7 nodes"
 run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
     --mca coll_hier_cluster_map 3,5 -- "$alltoall_checker"
 check_result "$name: results"
-check_checksum "$name: checksum" "7/clusters"
+check_checksum "$name: checksum" "7/3,4/"
 ((plain)) || check_error_line "$name: error line" coll_hier_cluster_map
+
+# Clusters by host patterns (coll_hier_cluster_map CLUSTER:HOSTS;...). On
+# one host every rank has the same host name, so what can run here is a map
+# naming this host, one cluster (auto: the fallback across the node map's
+# nodes), and the maps that must be refused, each in one line naming the
+# parameter, with the fallback's results. Several clusters of real hosts are
+# the cluster layer's (README, "The emulated cluster").
+host=$(hostname -s)
+host_args=(--counts 0,7 --types "int,vector,contig->vector" --comms world,parity)
+comms_in_use=world,parity
+readonly HOST_MAP_NODES=2,1,3
+p=$(map_size "$HOST_MAP_NODES")
+name="host map: fallback reference, p=$p"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_alltoall_algorithm fallback -- "$alltoall_checker" "${host_args[@]}"
+check_result "$name: results"
+reference_checksum[$p/hosts]=$(log_checksum)
+name="host map: here:$host is one cluster"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_cluster_map "here:$host" --mca coll_hier_verbose 1 -- "$alltoall_checker" "${host_args[@]}"
+check_result "$name: results"
+check_checksum "$name: checksum" "$p/hosts"
+((plain)) || check_verbose "$name: verbose" "$HOST_MAP_NODES" alltoall "$AUTO_EXPECTED"
+# "MAP|what the error line says about it"
+readonly BAD_HOST_MAPS=(
+    "here:$host[3-1]|runs backwards"
+    "here:$host;there:nosuchhost[1-3]|which matches no host of the job"
+    "there:nosuchhost|leaves host \"$host\" (rank 0) in no cluster"
+    "a:$host;b:$host|puts host \"$host\" in clusters \"a\" and \"b\""
+)
+for bad in "${BAD_HOST_MAPS[@]}"; do
+    IFS='|' read -r cluster_map says <<<"$bad"
+    name="bad value: host map $cluster_map"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+        --mca coll_hier_cluster_map "$cluster_map" -- "$alltoall_checker" "${host_args[@]}"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p/hosts"
+    if ((!plain)); then
+        check_error_line "$name: error line" "coll_hier_cluster_map \"$cluster_map\" "
+        if grep -qF "$says" "$log.err"; then pass "$name: says $says"
+        else fail "$name: says" "the error line does not say: $says" "$log"; fi
+    fi
+done
+comms_in_use=world,dup,parity,reversed
+
+# Alltoallv (alltoallv_check: count patterns with zeros, every datatype
+# class, MPI_IN_PLACE): every alltoallv algorithm against the fallback's
+# checksum, on SMP nodes and on clusters. "NODE MAP|CLUSTERS|VARIANTS|
+# CHECKER ARGUMENTS".
+readonly ALLTOALLV_CASES=(
+    "4,3,2,1||fallback factor pairwise:4 edgecolor auto|"
+    "2,2,1,1,1|2,3|fallback lg lg_at_once:8 auto|"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg:4 lg_at_once|--comms world,parity"
+)
+for case in "${ALLTOALLV_CASES[@]}"; do
+    IFS='|' read -r map clusters variants args <<<"$case"
+    read -ra checker_args <<<"$args"
+    comms_in_use=world,dup,parity,reversed
+    [[ $args == *--comms* ]] && comms_in_use=${args#*--comms }
+    p=$(map_size "$map")
+    key="alltoallv/$p/$args"
+    cluster_args=()
+    [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
+    for variant in $variants; do
+        alg=${variant%%:*}
+        window=1
+        [[ $variant == *:* ]] && window=${variant#*:}
+        name="alltoallv map=$map${clusters:+ clusters=$clusters} p=$p alg=$alg window=$window"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+            --mca coll_hier_window "$window" --mca coll_hier_alltoallv_algorithm "$alg" --mca coll_hier_verbose 1 \
+            -- "$alltoallv_checker" "${checker_args[@]}"
+        check_result "$name: results"
+        if [[ $alg == fallback ]]; then
+            reference_checksum[$key]=$(log_checksum)
+        else
+            check_checksum "$name: checksum" "$key"
+        fi
+        if [[ $alg == auto ]]; then
+            alg=fallback
+            [[ -n $clusters ]] && alg=lg_at_once
+        fi
+        ((plain)) || check_verbose "$name: verbose" "$map" alltoallv "$alg" \
+            "$( [[ -n $clusters ]] && map_nodes "$clusters" || echo 1)"
+    done
+done
+comms_in_use=world,dup,parity,reversed
 
 # The other collectives, row by row of COLL_RUNS.
 for row in "${COLL_RUNS[@]}"; do

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
+#include "autoselect.h"
 #include "hier_core.h"
 #include "registry.h"
 
@@ -11,21 +13,42 @@ namespace {
 
 TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
 {
-    const char *const names[] = {"auto", "fallback", "lg", "factor", "edgecolor", "pairwise",
-                                 "ring", "ring2", "mesh", "xor"};
-    const int count = int(sizeof names / sizeof names[0]);
-    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), count);
-    for (int id = 0; id < count; ++id) {
-        EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, id), names[id]);
-        EXPECT_NE(hier_algorithm_description(HIER_OP_ALLTOALL, id), nullptr);
+    const std::vector<const char *> alltoall = {"auto",     "fallback", "lg",    "lg_at_once", "factor", "edgecolor",
+                                                "pairwise", "ring",     "ring2", "mesh",       "xor"};
+    // Alltoallv runs the alltoall rows whose regions it can map (runs_alltoallv).
+    const std::vector<const char *> alltoallv = {"auto",      "fallback", "lg",  "lg_at_once",
+                                                 "factor",    "edgecolor", "pairwise", "xor"};
+    for (const auto &[op, names] : {std::pair{HIER_OP_ALLTOALL, alltoall}, std::pair{HIER_OP_ALLTOALLV, alltoallv}}) {
+        const int count = int(names.size());
+        ASSERT_EQ(hier_algorithm_count(op), count);
+        for (int id = 0; id < count; ++id) {
+            EXPECT_STREQ(hier_algorithm_name(op, id), names[id]);
+            EXPECT_NE(hier_algorithm_description(op, id), nullptr);
+        }
+        EXPECT_EQ(hier_algorithm_name(op, count), nullptr);
     }
-    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, count), nullptr);
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALL), "alltoall");
+    EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALLV), "alltoallv");
+}
+
+// Alltoallv has no block size every rank knows alike, so no time model:
+// the rows' rules pick lg_at_once across clusters and nothing else.
+TEST(Registry, AutoForAlltoallvTakesLgAtOnceAcrossClustersOnly)
+{
+    const LinkCostSpec unknown;
+    const Choice two = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 1}), 0, 1, unknown, nullptr);
+    ASSERT_NE(two.algorithm, nullptr);
+    EXPECT_STREQ(two.algorithm->name, "lg_at_once");
+    const Choice three = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 2}), 0, 1, unknown, nullptr);
+    ASSERT_NE(three.algorithm, nullptr);
+    EXPECT_STREQ(three.algorithm->name, "lg_at_once");
+    EXPECT_EQ(choose_auto(HIER_OP_ALLTOALLV, Topology::from_node_sizes({4, 3, 2, 1}), 0, 1, unknown, nullptr).algorithm,
+              nullptr);
 }
 
 TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)
 {
-    const Choice choice = choose_requested(HIER_OP_ALLTOALL, 5, Topology::from_node_sizes({8}));
+    const Choice choice = choose_requested(HIER_OP_ALLTOALL, 6, Topology::from_node_sizes({8}));
     ASSERT_NE(choice.algorithm, nullptr);
     EXPECT_STREQ(choice.algorithm->name, "pairwise");
     EXPECT_STREQ(choose_requested(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, Topology::from_node_sizes({2, 2})).reason,
@@ -34,7 +57,7 @@ TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)
     EXPECT_EQ(unfit.algorithm, nullptr);
     ASSERT_NE(unfit.unfit, nullptr);
     EXPECT_STREQ(unfit.unfit->name, "lg");
-    const Choice odd = choose_requested(HIER_OP_ALLTOALL, 9, Topology::from_node_sizes({3, 3}));
+    const Choice odd = choose_requested(HIER_OP_ALLTOALL, 10, Topology::from_node_sizes({3, 3}));
     ASSERT_NE(odd.unfit, nullptr);
     EXPECT_STREQ(odd.unfit->name, "xor");
 }
@@ -70,17 +93,18 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
     int chosen = -1;
     char reason[128] = "";
     char line[1024] = "";
-    const hier_schedule_t *first = select(comm, 3, 8, &chosen, reason, line);
+    const hier_schedule_t *first = select(comm, 4, 8, &chosen, reason, line);
     ASSERT_NE(first, nullptr);
-    EXPECT_EQ(chosen, 3);
-    EXPECT_EQ(select(comm, 3, 4096, &chosen, reason, line), first);
+    EXPECT_EQ(chosen, 4);
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "factor");
+    EXPECT_EQ(select(comm, 4, 4096, &chosen, reason, line), first);
     EXPECT_EQ(hier_schedule_tmp_blocks(first), 0u);
     EXPECT_EQ(select(comm, HIER_ALG_FALLBACK, 8, &chosen, reason, line), nullptr);
     EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
     EXPECT_STREQ(reason, "requested");
     EXPECT_STREQ(line, "");
     EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line), nullptr);
-    EXPECT_STREQ(reason, "lg does not apply: needs exactly two clusters (coll_hier_cluster_map)");
+    EXPECT_STREQ(reason, "lg does not apply: needs two clusters or more (coll_hier_cluster_map)");
     hier_comm_destroy(comm);
 }
 
@@ -121,7 +145,7 @@ TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
 {
     // 16 + 16 one-process nodes across a wide-area backbone, 96-byte blocks:
     // Open MPI's tuned takes modified Bruck (log p rounds, several across the
-    // backbone), lg crosses it once.
+    // backbone), lg_at_once crosses it once.
     std::vector<int> node_of_rank(32), cluster_of_rank(32);
     for (int rank = 0; rank < 32; ++rank) {
         node_of_rank[rank] = rank;
@@ -134,9 +158,9 @@ TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
     int chosen = -1;
     const hier_schedule_t *picked = select(comm, HIER_ALG_AUTO, 96, &chosen, reason, line);
     ASSERT_NE(picked, nullptr) << reason;
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg");
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg_at_once");
     EXPECT_NE(std::strstr(line, "open-mpi(bruck)"), nullptr) << line;
-    EXPECT_NE(std::strstr(line, "picks lg"), nullptr) << line;
+    EXPECT_NE(std::strstr(line, "picks lg_at_once"), nullptr) << line;
     EXPECT_EQ(std::strchr(line, '\n'), nullptr);
     // Same class (64..127 bytes): the cached decision, no line.
     EXPECT_EQ(select(comm, HIER_ALG_AUTO, 127, &chosen, reason, line), picked);
@@ -154,6 +178,31 @@ TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
     EXPECT_STREQ(reason, "all ranks on one node");
     EXPECT_STREQ(line, "model not run: all ranks on one node");
     hier_comm_destroy(comm);
+}
+
+TEST(CApi, ProbedLatencySplitsTheNodesIntoClusters)
+{
+    // Nodes 0-2 and 3-8: 20 us apart inside a cluster, 200 us across.
+    const int node_of_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<double> latency(81);
+    for (int a = 0; a < 9; ++a) {
+        for (int b = 0; b < 9; ++b) {
+            latency[a * 9 + b] = a == b ? 0 : (a < 3) != (b < 3) ? 200e-6 : 20e-6;
+        }
+    }
+    hier_comm_input_t input{};
+    input.size = 9;
+    input.node_of_rank = node_of_rank;
+    input.cluster_map = "probe";
+    input.node_latency = latency.data();
+    char error[256];
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    EXPECT_EQ(hier_comm_cluster_count(comm), 2);
+    hier_comm_destroy(comm);
+    input.node_latency = nullptr;
+    EXPECT_EQ(hier_comm_create(&input, error, sizeof error), nullptr);
+    EXPECT_NE(std::strstr(error, "the latency probe did not run"), nullptr) << error;
 }
 
 TEST(CApi, LinkCostsAreCheckedInOneLine)

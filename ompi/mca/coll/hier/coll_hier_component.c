@@ -176,10 +176,13 @@ static int hier_register(void)
     c->cluster_map = NULL;
     (void) mca_base_component_var_register(v, "cluster_map",
         "Clusters of nodes, for communicators that span clusters joined by a slower "
-        "backbone: cluster sizes in nodes, for the nodes of each communicator in the order "
-        "of their lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). Empty: one "
-        "cluster. A map that does not fit a communicator is reported once and that "
-        "communicator falls back",
+        "backbone. Host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\": clusters separated "
+        "by ';', each a name, ':' and comma-separated host names with bracket ranges, matched "
+        "against every rank's host name (every communicator gets its clusters). Counts: "
+        "cluster sizes in nodes, for the nodes of each communicator in the order of their "
+        "lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). \"probe\": measured "
+        "by ping-pongs among node leaders. Empty: one cluster. A map that does not parse or "
+        "fit is reported once and the communicators it does not fit fall back",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cluster_map);
 

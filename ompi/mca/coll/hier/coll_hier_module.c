@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/proc/proc.h"
@@ -46,8 +47,8 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     memset(module->last_line, 0, sizeof(module->last_line));
     module->requests = NULL;
     module->request_head = module->request_count = module->request_capacity = 0;
-    module->tmp = module->in_place = NULL;
-    module->tmp_size = module->in_place_size = 0;
+    module->tmp = module->in_place = module->sizes = module->offsets = NULL;
+    module->tmp_size = module->in_place_size = module->sizes_size = module->offsets_size = 0;
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)
@@ -69,13 +70,9 @@ static bool hier_node_map_given(void)
     return NULL != node_map && '\0' != node_map[0];
 }
 
-/* A cluster map of counts (not "probe") over the node map's nodes: every
- * communicator inherits its members' clusters. */
-static bool hier_cluster_map_from_node_map(void)
+static bool hier_cluster_map_is(hier_cluster_map_kind_t kind)
 {
-    const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return hier_node_map_given() && NULL != cluster_map && '\0' != cluster_map[0] &&
-           0 != strcmp(cluster_map, "probe");
+    return kind == hier_cluster_map_kind(mca_coll_hier_component.cluster_map);
 }
 
 /* Does this communicator's topology need the latency probe? For clusters
@@ -83,9 +80,16 @@ static bool hier_cluster_map_from_node_map(void)
  * (coll_hier_link_costs with "probe"). */
 static bool hier_probe_wanted(void)
 {
-    const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return (NULL != cluster_map && 0 == strcmp(cluster_map, "probe")) ||
+    return hier_cluster_map_is(HIER_CLUSTER_MAP_PROBE) ||
            hier_link_costs_want_probe(mca_coll_hier_component.link_costs);
+}
+
+/* A cluster map of counts over the node map's nodes: every communicator
+ * inherits its members' clusters. (Host patterns apply to any communicator
+ * by themselves; the probe measures each.) */
+static bool hier_cluster_map_from_node_map(void)
+{
+    return hier_node_map_given() && hier_cluster_map_is(HIER_CLUSTER_MAP_COUNTS);
 }
 
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
@@ -128,6 +132,20 @@ static void hier_parse_node_map_once(void)
     free(nodes);
 }
 
+/* Host patterns mean the same on every communicator: a map that does not
+ * parse is reported once, by world rank 0, and makes every one fall back. */
+static void hier_check_cluster_map_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    c->cluster_map_invalid = 0 != hier_check_cluster_map(c->cluster_map, error, sizeof(error));
+    if (c->cluster_map_invalid && 0 == ompi_comm_rank(&ompi_mpi_comm_world.comm)) {
+        fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
+        fflush(stderr);
+    }
+}
+
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     return OMPI_SUCCESS;
@@ -140,13 +158,16 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
 
     /* MPI_COMM_WORLD is queried first, once, inside MPI_Init. Alone in the
      * coll list, hier is followed by Open MPI failing MPI_Init: say why
-     * first. A node map is checked here too, before any thread can race. */
+     * first. The maps are checked here too, before any thread can race. */
     if (comm == &ompi_mpi_comm_world.comm) {
         if (0 == ompi_comm_rank(comm)) {
             mca_coll_hier_report_settings();
         }
         if (c->selection_priority >= 0 && !c->listed_alone && hier_node_map_given()) {
             hier_parse_node_map_once();
+        }
+        if (c->selection_priority >= 0 && !c->listed_alone) {
+            hier_check_cluster_map_once();
         }
     }
     if (c->listed_alone || c->selection_priority < 0 || OMPI_COMM_IS_INTER(comm) ||
@@ -219,11 +240,13 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
 }
 
 /* The core's view of comm from every rank's node and cluster (NULL: from
- * coll_hier_cluster_map over comm's own nodes). A cluster map that does not
- * fit is reported once per process, by rank 0 of the first communicator it
- * does not fit, and that communicator falls back. */
+ * coll_hier_cluster_map over comm's own nodes, or over host_names for host
+ * patterns). A cluster map that does not fit is reported by rank 0 of the
+ * first communicator it does not fit (once: MPI_COMM_WORLD's, when it is
+ * the first used), and that communicator falls back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *nodes, const int *clusters, const char **why)
+                                const int *nodes, const int *clusters, const char *host_names,
+                                const char **why)
 {
     static bool cluster_map_reported = false;
     char error[MCA_COLL_HIER_LINE_MAX];
@@ -235,6 +258,9 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .cluster_map = mca_coll_hier_component.cluster_map,
         .window = mca_coll_hier_component.window,
         .link_costs = mca_coll_hier_component.link_costs,
+        .host_names = host_names,
+        /* comm's processes are all of the job's: every host pattern must match one of them */
+        .job_wide = ompi_comm_size(comm) == ompi_comm_size(&ompi_mpi_comm_world.comm),
     };
     double *latency = NULL;
     int node_count;
@@ -257,14 +283,35 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    /* Every rank notes the report, so that a later communicator whose rank
+     * 0 sat elsewhere in this one does not report it again. */
     if (!cluster_map_reported && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
                 error, comm->c_name);
         fflush(stderr);
-        cluster_map_reported = true;
     }
+    cluster_map_reported = true;
     *why = "invalid coll_hier_cluster_map";
     return OMPI_ERROR;
+}
+
+/* Every rank's host name (opal_process_info.nodename: a host's name does not
+ * depend on the communicator), in fixed-width fields, for a cluster map of
+ * host patterns: one more allgather through the previous module. A name
+ * longer than its field keeps no NUL, which the core reports. The caller
+ * frees *names. */
+static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                  char **names)
+{
+    char mine[HIER_HOST_NAME_WIDTH];
+
+    *names = malloc((size_t) ompi_comm_size(comm) * HIER_HOST_NAME_WIDTH);
+    if (NULL == *names) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    strncpy(mine, NULL == opal_process_info.nodename ? "" : opal_process_info.nodename, sizeof(mine));
+    return module->previous.allgather(mine, HIER_HOST_NAME_WIDTH, MPI_CHAR, *names, HIER_HOST_NAME_WIDTH,
+                                      MPI_CHAR, comm, module->previous.allgather_module);
 }
 
 /* Every rank's node and cluster, with one allgather through the previous
@@ -276,7 +323,12 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const int size = ompi_comm_size(comm);
     int mine[2], rc, *pairs, *nodes;    /* mine: {node, cluster} */
+    char *names = NULL;
 
+    if (c->cluster_map_invalid) {
+        *why = "invalid coll_hier_cluster_map";
+        return OMPI_ERROR;
+    }
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
         if (HIER_NODE_MAP_VALID != c->node_map_state) {
@@ -303,6 +355,9 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     rc = module->previous.allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, comm,
                                     module->previous.allgather_module);
+    if (OMPI_SUCCESS == rc && hier_cluster_map_is(HIER_CLUSTER_MAP_HOSTS)) {
+        rc = hier_gather_host_names(module, comm, &names);
+    }
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
         int *clusters = nodes + size;
@@ -311,10 +366,12 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
             clusters[i] = pairs[2 * i + 1];
         }
         /* With a node map and a cluster map of counts, clusters are the
-         * job's; else the map (or the probe) applies to comm's nodes. */
+         * job's; else the map (host patterns, counts, or the probe) applies
+         * to comm's nodes. */
         rc = hier_create_topology(module, comm, nodes, hier_cluster_map_from_node_map() ? clusters : NULL,
-                                  why);
+                                  names, why);
     }
+    free(names);
     free(pairs);
     free(nodes);
     return rc;

@@ -2,6 +2,7 @@
 // root) into my schedule; root is -1 for rootless collectives.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,16 @@ struct FactorPlan {
     uint32_t steps = 0;
 };
 FactorPlan plan_factor(const Topology &topology);
+// One message of rank's factor schedule: in `step`, rank sends to and/or
+// receives from `peer`; peer == rank is the local copy m_uu. Other schedules
+// whose phases are alltoalls among SMP nodes (lg's local phase) reuse them.
+struct FactorMove {
+    uint32_t step;
+    int peer;
+    bool sends;
+    bool receives;
+};
+std::vector<FactorMove> factor_moves(const Topology &topology, int rank);
 Schedule build_factor_alltoall(const Topology &topology, int rank, int root);
 
 // edgecolor.cc: single-port alltoall in as many steps as the busiest NIC
@@ -34,10 +45,17 @@ uint32_t edgecolor_steps(const Topology &topology);
 const char *edgecolor_unfit(const Topology &topology);
 Schedule build_edgecolor_alltoall(const Topology &topology, int rank, int root);
 
-// lg.cc: the LG alltoall for two clusters (Jeannot and Steffenel).
+// lg.cc: the LG alltoall (Jeannot and Steffenel) over two clusters or
+// more: `lg` takes the backbone exchanges one per process and step (the
+// paper's), `lg_at_once` posts them all at once. Both carry
+// lg_backbone_messages over the backbone; lg takes lg_backbone_steps steps
+// there (lg_at_once 1) after a local phase of lg_local_steps (lg_at_once 1).
 const char *lg_unfit(const Topology &topology);
 uint32_t lg_backbone_steps(const Topology &topology);
+uint32_t lg_local_steps(const Topology &topology);
+size_t lg_backbone_messages(const Topology &topology);
 Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
+Schedule build_lg_at_once_alltoall(const Topology &topology, int rank, int root);
 
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text), and its
 // pairing: in round r of one_factor_rounds(size), rank meets

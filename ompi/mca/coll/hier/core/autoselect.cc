@@ -176,14 +176,36 @@ std::string describe(const Comparison &comparison)
     return line;
 }
 
+namespace {
+
+// The rows' own rules (registry.h), for the collectives without a model:
+// the first row whose rule says yes, or the fallback with the first reason.
+Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes)
+{
+    const char *first_reason = nullptr;
+    for (const Algorithm *algorithm : algorithms_for(op)) {
+        if (!algorithm->auto_declines || algorithm->unfit(topology)) {
+            continue;
+        }
+        const char *declined = algorithm->auto_declines(topology, block_bytes);
+        if (!declined) {
+            return pick(op, algorithm);
+        }
+        first_reason = first_reason ? first_reason : declined;
+    }
+    return fallback(first_reason ? first_reason : "no hier algorithm suits this communicator");
+}
+
+} // namespace
+
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
                    const LinkCostSpec &costs, std::string *predictions)
 {
     if (op != HIER_OP_ALLTOALL) {
         if (predictions) {
-            *predictions = std::string("no time model of Open MPI's ") + op_name(op);
+            *predictions = std::string("no time model of Open MPI's ") + op_name(op) + ": by the rows' rules";
         }
-        return fallback("no hier algorithm suits this communicator");
+        return choose_by_rule(op, topology, block_bytes);
     }
     const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs);
     if (predictions) {

@@ -11,6 +11,7 @@
 #include "autoselect.h"
 #include "algorithms.h"
 #include "execute.h"
+#include "hostmap.h"
 #include "hier_core.h"
 #include "link_costs.h"
 #include "registry.h"
@@ -139,11 +140,55 @@ int hier_link_costs_want_probe(const char *text)
     }
 }
 
+hier_cluster_map_kind_t hier_cluster_map_kind(const char *text)
+{
+    const std::string map = text ? text : "";
+    if (map.empty()) {
+        return HIER_CLUSTER_MAP_NONE;
+    }
+    if (map == hier::kProbeClusters) {
+        return HIER_CLUSTER_MAP_PROBE;
+    }
+    return hier::is_host_map(map) ? HIER_CLUSTER_MAP_HOSTS : HIER_CLUSTER_MAP_COUNTS;
+}
+
+int hier_check_cluster_map(const char *text, char *err, size_t errlen)
+{
+    try {
+        const std::string error =
+            hier_cluster_map_kind(text) == HIER_CLUSTER_MAP_HOSTS ? hier::check_host_map(text) : std::string();
+        write_line(err, errlen, error);
+        return error.empty() ? 0 : -1;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_cluster_map: out of memory");
+        return -1;
+    }
+}
+
 namespace {
 
+// Every rank's host name from the glue's fixed-width fields; empty and
+// *error set if one did not fit.
+std::vector<std::string> host_names(const hier_comm_input_t &input, std::string *error)
+{
+    std::vector<std::string> names;
+    for (int rank = 0; rank < input.size; ++rank) {
+        const char *field = input.host_names + size_t(rank) * HIER_HOST_NAME_WIDTH;
+        const size_t length = strnlen(field, HIER_HOST_NAME_WIDTH);
+        if (length == HIER_HOST_NAME_WIDTH) {
+            *error = "coll_hier_cluster_map: the host name of rank " + std::to_string(rank) + " is longer than " +
+                     std::to_string(HIER_HOST_NAME_WIDTH - 1) + " characters; expected shorter host names, or "
+                     "cluster sizes in nodes, e.g. \"3,6\"";
+            return {};
+        }
+        names.emplace_back(field, length);
+    }
+    return names;
+}
+
 // The cluster of each node of topology (numbered as it numbers them), from
-// a cluster per rank, the latency probe, or the map; empty and *error set if
-// the map does not fit.
+// a cluster per rank, the latency probe, host patterns or counts; empty and
+// *error set if the map does not fit.
 std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_comm_input_t &input,
                                    std::string *error)
 {
@@ -155,7 +200,20 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_co
         return clusters;
     }
     const std::string map = input.cluster_map ? input.cluster_map : "";
-    if (map == hier::kProbeClusters) {
+    switch (hier_cluster_map_kind(input.cluster_map)) {
+    case HIER_CLUSTER_MAP_NONE: return {};
+    case HIER_CLUSTER_MAP_COUNTS: return hier::parse_cluster_map(map, topology.node_count(), error);
+    case HIER_CLUSTER_MAP_HOSTS: {
+        if (!input.host_names) {
+            *error = "coll_hier_cluster_map \"" + map + "\": the host names were not gathered";
+            return {};
+        }
+        const std::vector<std::string> names = host_names(input, error);
+        return error->empty()
+                   ? hier::clusters_from_host_map(map, topology, names, input.job_wide != 0, error)
+                   : std::vector<int>();
+    }
+    case HIER_CLUSTER_MAP_PROBE: {
         if (!input.node_latency) {
             *error = "coll_hier_cluster_map \"probe\": the latency probe did not run";
             return {};
@@ -163,8 +221,6 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_co
         const auto n = size_t(topology.node_count());
         return hier::clusters_from_latency(std::vector<double>(input.node_latency, input.node_latency + n * n));
     }
-    if (!map.empty()) {
-        return hier::parse_cluster_map(map, topology.node_count(), error);
     }
     return {};
 }

@@ -33,7 +33,10 @@ typedef enum {
  *   gather     everyone: SEND 1 block;  root: RECV p blocks, block j from rank j
  *   allgather  SEND 1 block;  RECV p blocks, block j from rank j
  *   allreduce  SEND 1 block (the vector);  RECV 1 block: the reduction of all
- *   barrier    no data: blocks of 0 bytes; every rank leaves after all entered */
+ *   barrier    no data: blocks of 0 bytes; every rank leaves after all entered
+ *   alltoallv  as alltoall, block j of SEND (RECV) being the call's own block
+ *              for (from) rank j: blocks differ in size, and only regions of
+ *              TMP may span several blocks (TMP is laid out packed) */
 typedef enum {
     HIER_OP_ALLTOALL = 0,
     HIER_OP_SCATTER,
@@ -41,6 +44,7 @@ typedef enum {
     HIER_OP_ALLGATHER,
     HIER_OP_ALLREDUCE,
     HIER_OP_BARRIER,
+    HIER_OP_ALLTOALLV,
     HIER_OP_COUNT
 } hier_op_t;
 
@@ -80,9 +84,9 @@ const char *hier_op_name(hier_op_t op);
 int hier_parse_node_map(const char *text, int size, int *node_of_rank,
                         char *err, size_t errlen);
 
-/* Parses a cluster map, "3,6": cluster sizes in nodes, for node_count nodes
- * numbered in order. Fills cluster_of_node[0..node_count) and returns 0; on
- * error writes one line (no newline) to err and returns -1. */
+/* Parses a cluster map of counts, "3,6": cluster sizes in nodes, for
+ * node_count nodes numbered in order. Fills cluster_of_node[0..node_count)
+ * and returns 0; on error writes one line (no newline) to err and returns -1. */
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
                            char *err, size_t errlen);
 
@@ -95,6 +99,25 @@ int hier_check_link_costs(const char *text, char *err, size_t errlen);
 /* 1 when coll_hier_link_costs parses and asks for the latency probe
  * ("probe" among its entries), else 0. */
 int hier_link_costs_want_probe(const char *text);
+/* The forms of coll_hier_cluster_map: none (NULL or ""), node counts
+ * ("3,6"), host patterns ("nancy:cvn[1-3];rennes:cvn[4-9]", anything with a
+ * ':'), or the latency probe ("probe"). */
+typedef enum {
+    HIER_CLUSTER_MAP_NONE = 0,
+    HIER_CLUSTER_MAP_COUNTS,
+    HIER_CLUSTER_MAP_HOSTS,
+    HIER_CLUSTER_MAP_PROBE
+} hier_cluster_map_kind_t;
+hier_cluster_map_kind_t hier_cluster_map_kind(const char *text);
+
+/* Checks what of a cluster map does not depend on the communicator: the
+ * syntax of host patterns. Returns 0, or -1 and one line (no newline) in err. */
+int hier_check_cluster_map(const char *text, char *err, size_t errlen);
+
+/* Host names travel in fields of this many bytes, NUL-padded; a name that
+ * fills its field without a NUL was longer, and is reported. */
+#define HIER_HOST_NAME_WIDTH 128
+
 /* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
  * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
  * n); meeting itself means idle. */
@@ -112,8 +135,8 @@ typedef struct hier_comm_input {
     const int *node_of_rank;
     /* Clusters: from cluster_of_rank (any integer naming rank i's cluster)
      * when it is not NULL, else from cluster_map (NULL or "" for one
-     * cluster), coll_hier_cluster_map applied to this communicator's nodes in
-     * the order of their lowest rank. */
+     * cluster), coll_hier_cluster_map: counts apply to this communicator's
+     * nodes in the order of their lowest rank, host patterns to host_names. */
     const int *cluster_of_rank;
     const char *cluster_map;
     /* How auto predicts time: the executor's window (coll_hier_window) and
@@ -122,6 +145,12 @@ typedef struct hier_comm_input {
      * unknown). */
     int window;
     const char *link_costs;
+    /* host_names[i * HIER_HOST_NAME_WIDTH ...]: the name of rank i's host,
+     * for a cluster map of host patterns; NULL otherwise. job_wide != 0: the
+     * communicator holds every process of the job, so a host pattern that
+     * matches none of its hosts is an error. */
+    const char *host_names;
+    int job_wide;
     /* node_latency[a * N + b]: one-way latency in seconds between nodes a
      * and b, N = the number of distinct nodes, numbered in the order of their
      * lowest rank (the latency probe's result); NULL when not measured.

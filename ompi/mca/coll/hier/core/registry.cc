@@ -13,40 +13,48 @@ namespace {
 
 const char *fits_any(const Topology &) { return nullptr; }
 
+const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
+
 const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "lg",
-     "LG (Jeannot and Steffenel) for two clusters joined by a slow backbone: local "
-     "aggregation, then ceil(n2/n1) backbone steps of 2 max(n1, n2) messages in all",
-     build_lg_alltoall, lg_unfit},
+     "LG (Jeannot and Steffenel) for two clusters or more joined by a slow backbone: local "
+     "aggregation in single-port steps (factor's over SMP nodes), then one backbone exchange per "
+     "process and step, 2 max(n1, n2) messages per pair of clusters (ceil(n2/n1) steps for two)",
+     build_lg_alltoall, lg_unfit, nullptr, true},
+    {HIER_OP_ALLTOALL, "lg_at_once",
+     "LG with the local aggregation, then every backbone exchange, posted at once: the backbone "
+     "crossed once, 2 max(n1, n2) messages per pair of clusters",
+     build_lg_at_once_alltoall, lg_unfit, picks_whenever_fit, true},
     {HIER_OP_ALLTOALL, "factor",
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
-     build_factor_alltoall, fits_any},
+     build_factor_alltoall, fits_any, nullptr, true},
     {HIER_OP_ALLTOALL, "edgecolor",
      "single-port alltoall in as many steps as the busiest NIC has inter-node messages (edge "
      "colouring); intra-node messages at once through shared memory",
-     build_edgecolor_alltoall, edgecolor_unfit},
+     build_edgecolor_alltoall, edgecolor_unfit, nullptr, true},
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
-     build_pairwise_alltoall, fits_any},
+     build_pairwise_alltoall, fits_any, nullptr, true},
     {HIER_OP_ALLTOALL, "ring",
      "store-and-forward ring (textbook): p - 1 rounds, each process forwards to its neighbour "
      "what is left of the data",
-     build_ring_alltoall, fits_any},
+     build_ring_alltoall, fits_any, nullptr},
     {HIER_OP_ALLTOALL, "ring2",
      "store-and-forward ring both ways round (textbook): half the data each way, "
      "ceil((p - 1) / 2) rounds",
-     build_ring2_alltoall, fits_any},
+     build_ring2_alltoall, fits_any, nullptr},
     {HIER_OP_ALLTOALL, "mesh",
      "two-phase mesh (textbook) on an r x c grid of the ranks: a ring alltoall within rows, "
      "then within columns, r + c - 2 rounds",
-     build_mesh_alltoall, fits_any},
+     build_mesh_alltoall, fits_any, nullptr},
     {HIER_OP_ALLTOALL, "xor",
      "1-factor exchange with partner j XOR i in round i (textbook), p - 1 rounds, p a power of two",
-     build_xor_alltoall, xor_unfit},
+     build_xor_alltoall, xor_unfit, nullptr, true},
 };
 
-const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};
+const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier",
+                                                "alltoallv"};
 
 } // namespace
 
@@ -56,6 +64,9 @@ const std::vector<const Algorithm *> &algorithms_for(hier_op_t op)
         std::array<std::vector<const Algorithm *>, HIER_OP_COUNT> rows;
         for (const Algorithm &algorithm : kAlgorithms) {
             rows[algorithm.op].push_back(&algorithm);
+            if (algorithm.runs_alltoallv) {
+                rows[HIER_OP_ALLTOALLV].push_back(&algorithm);
+            }
         }
         return rows;
     }();

@@ -19,6 +19,17 @@ struct Algorithm {
     Schedule (*build)(const Topology &topology, int rank, int root);
     // Why the algorithm cannot run on this topology, or nullptr if it can.
     const char *(*unfit)(const Topology &topology);
+    // auto's rule for the collectives the time model does not predict (all
+    // but alltoall, whose auto weighs every row with the model): why auto
+    // should not pick this row for this call, or nullptr if it should. A
+    // null function: auto never picks it by rule. The first row, in table
+    // order, whose rule says yes is picked.
+    const char *(*auto_declines)(const Topology &topology, size_t block_bytes);
+    // An alltoall row that alltoallv runs too: its SEND and RECV regions are
+    // single blocks (a user's variable blocks are not contiguous with each
+    // other) and it writes each TMP block once (TMP is laid out from a first
+    // pass over the blocks' sizes); the unit tests check both.
+    bool runs_alltoallv = false;
 };
 
 // The rows for one collective, in table order. Their ids are 2, 3, ...:

@@ -96,6 +96,7 @@ BlockContract contract_for(hier_op_t op, int size, int root)
     case HIER_OP_ALLREDUCE: return allreduce_contract(size);
     case HIER_OP_BARRIER: return barrier_contract(size);
     case HIER_OP_ALLTOALL:
+    case HIER_OP_ALLTOALLV:  // the same delivery; sizes do not matter to tokens
     case HIER_OP_COUNT: break;
     }
     return alltoall_contract(size);

@@ -34,8 +34,8 @@ struct BlockContract {
     std::function<int64_t(int rank, size_t block)> expected_recv;
 };
 
-// Alltoall: SEND block j of rank r is its message for j; it must end as RECV
-// block r of rank j.
+// Alltoall (and alltoallv, whose blocks differ only in size): SEND block j
+// of rank r is its message for j; it must end as RECV block r of rank j.
 BlockContract alltoall_contract(int size);
 // Scatter: the root's SEND block j must end as rank j's RECV block 0.
 BlockContract scatter_contract(int size, int root);

@@ -133,7 +133,8 @@ std::vector<int> parse_size_list(const SizeList &list, const std::string &text, 
 const SizeList kNodeMap{"coll_hier_node_map", "ranks",
                         "node sizes for consecutive ranks, e.g. \"4,3,2,1\""};
 const SizeList kClusterMap{"coll_hier_cluster_map", "nodes",
-                           "cluster sizes in nodes, nodes in the order of their lowest rank, e.g. \"3,6\""};
+                           "cluster sizes in nodes, nodes in the order of their lowest rank, e.g. \"3,6\"; "
+                           "or host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\"; or \"probe\""};
 
 } // namespace
 
