@@ -7,6 +7,7 @@
 
 #include "schedule.h"
 #include "topology.h"
+#include "torus_partition.h"
 
 namespace hier {
 
@@ -41,5 +42,18 @@ Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
 
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text).
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);
+
+// torus_opt.cc: OPT scatter and gather on a torus (Mao, Chen and Watson).
+const char *torus_unfit(const Topology &topology);
+uint32_t opt_scatter_steps(const TorusPartition &partition);
+// With any partition (the registry's uses the topology's).
+Schedule build_opt_scatter_on(const Torus &torus, const TorusPartition &partition, int rank, int root);
+Schedule build_opt_scatter(const Topology &topology, int rank, int root);
+Schedule build_opt_gather(const Topology &topology, int rank, int root);
+
+// torus_sdf.cc: SDF scatter and gather on a torus (Mao, Chen and Watson).
+uint32_t sdf_scatter_steps(const Torus &torus);
+Schedule build_sdf_scatter(const Topology &topology, int rank, int root);
+Schedule build_sdf_gather(const Topology &topology, int rank, int root);
 
 } // namespace hier

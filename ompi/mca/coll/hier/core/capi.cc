@@ -1,4 +1,5 @@
 // The C ABI of hier_core.h over the C++ core.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -89,7 +90,48 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
                       errlen);
 }
 
+int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims, char *err, size_t errlen)
+{
+    try {
+        std::string error;
+        const std::vector<int> sizes = hier::parse_torus_dims(text ? text : "", ranks, &error);
+        if (sizes.size() > size_t(max_dims)) {
+            error = "coll_hier_torus_dims \"" + std::string(text) + "\" has more than " +
+                    std::to_string(max_dims) + " dimensions";
+        }
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return -1;
+        }
+        std::copy(sizes.begin(), sizes.end(), dims);
+        return static_cast<int>(sizes.size());
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_torus_dims: out of memory");
+        return -1;
+    }
+}
+
 namespace {
+
+// The torus's sizes from the input, or empty and *error set when they do not
+// describe the communicator.
+std::vector<int> torus_of(const hier_comm_input_t &input, std::string *error)
+{
+    if (input.torus_ndims <= 0) {
+        return {};
+    }
+    std::vector<int> dims(input.torus_dims, input.torus_dims + input.torus_ndims);
+    long long covered = 1;
+    for (int size : dims) {
+        covered = size < 1 ? 0 : std::min(covered * size, 1LL << 40);
+    }
+    if (covered != input.size) {
+        *error = "torus of " + hier::Torus(dims).describe() + " does not cover the " + std::to_string(input.size) +
+                 " ranks of the communicator";
+        return {};
+    }
+    return dims;
+}
 
 // The cluster of each node of topology (numbered as it numbers them), from
 // a cluster per rank or from the map; empty and *error set if the map does
@@ -120,11 +162,12 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         std::string error;
         const std::vector<int> cluster_of_node =
             clusters_of_nodes(hier::Topology(nodes), input->cluster_of_rank, input->cluster_map, &error);
+        const std::vector<int> torus_dims = error.empty() ? torus_of(*input, &error) : std::vector<int>();
         if (!error.empty()) {
             write_line(err, errlen, error);
             return nullptr;
         }
-        return new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, {}};
+        return new hier_comm{hier::Topology(nodes, cluster_of_node, torus_dims), input->rank, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }

@@ -86,6 +86,13 @@ int hier_parse_node_map(const char *text, int size, int *node_of_rank,
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
                            char *err, size_t errlen);
 
+/* Parses coll_hier_torus_dims, "8x8" or "4x8x8": dimension sizes joined by
+ * x, whose product must be `ranks`. Writes up to max_dims sizes to dims and
+ * returns how many there are; on error (or more than max_dims) writes one
+ * line (no newline) to err and returns -1. */
+int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
+                          char *err, size_t errlen);
+
 /* Per-communicator state: the topology and the schedule cache, built from
  * what the glue gathered about the communicator. Each feature of the machine
  * is one group of fields; NULL or 0 means "not known". */
@@ -101,6 +108,12 @@ typedef struct hier_comm_input {
      * the order of their lowest rank. */
     const int *cluster_of_rank;
     const char *cluster_map;
+    /* Torus: the ranks, in row-major order (the last dimension varying
+     * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
+     * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:
+     * no torus. */
+    int torus_ndims;
+    const int *torus_dims;
 } hier_comm_input_t;
 
 /* Returns NULL on a map that does not parse or fit, and writes one line (no

@@ -36,6 +36,22 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
      build_pairwise_alltoall, fits_any, nullptr},
+    {HIER_OP_SCATTER, "opt",
+     "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
+     "first; ceil((p - 1) / links) all-port steps",
+     build_opt_scatter, torus_unfit, picks_whenever_fit},
+    {HIER_OP_SCATTER, "sdf",
+     "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
+     "all-port, not optimal",
+     build_sdf_scatter, torus_unfit, nullptr},
+    {HIER_OP_GATHER, "opt",
+     "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
+     "ceil((p - 1) / links) all-port steps",
+     build_opt_gather, torus_unfit, picks_whenever_fit},
+    {HIER_OP_GATHER, "sdf",
+     "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
+     "direction first; all-port, not optimal",
+     build_sdf_gather, torus_unfit, nullptr},
 };
 
 const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};
@@ -113,8 +129,13 @@ Choice pick(hier_op_t op, const Algorithm *algorithm)
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes)
 {
     const char *first_reason = nullptr;
+    const char *first_unfit = nullptr;  // why the first row auto would pick does not apply
     for (const Algorithm *algorithm : algorithms_for(op)) {
-        if (!algorithm->auto_declines || algorithm->unfit(topology)) {
+        if (!algorithm->auto_declines) {
+            continue;
+        }
+        if (const char *why = algorithm->unfit(topology)) {
+            first_unfit = first_unfit ? first_unfit : why;
             continue;
         }
         const char *declined = algorithm->auto_declines(topology, block_bytes);
@@ -123,7 +144,10 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes)
         }
         first_reason = first_reason ? first_reason : declined;
     }
-    return fallback(first_reason ? first_reason : "no hier algorithm suits this communicator");
+    if (first_reason || first_unfit) {
+        return fallback(first_reason ? first_reason : first_unfit);
+    }
+    return fallback("no hier algorithm suits this communicator");
 }
 
 } // namespace
