@@ -44,6 +44,9 @@ typedef struct mca_coll_hier_previous_t {
 
 /* Lines of output (verbose lines, error reports) are at most this long. */
 #define MCA_COLL_HIER_LINE_MAX 512
+/* Dimensions coll_hier_torus_dims may have (a Cartesian communicator may
+ * have any number). */
+#define MCA_COLL_HIER_TORUS_MAX_DIMS 16
 
 typedef struct mca_coll_hier_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -54,6 +57,7 @@ typedef struct mca_coll_hier_component_t {
     int window;                      /* coll_hier_window */
     char *node_map;                  /* coll_hier_node_map */
     char *cluster_map;               /* coll_hier_cluster_map */
+    char *torus_dims;                /* coll_hier_torus_dims */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
 
@@ -68,6 +72,10 @@ typedef struct mca_coll_hier_component_t {
     int node_map_state;
     int node_map_node;
     int node_map_cluster;
+    /* coll_hier_torus_dims, parsed once per process against MPI_COMM_WORLD. */
+    int torus_dims_state;
+    int torus_ndims;
+    int torus_sizes[MCA_COLL_HIER_TORUS_MAX_DIMS];
 } mca_coll_hier_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;

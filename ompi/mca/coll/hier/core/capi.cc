@@ -188,6 +188,15 @@ int hier_comm_cluster_count(const hier_comm_t *comm)
     return comm->topology.cluster_count();
 }
 
+void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)
+{
+    try {
+        write_line(out, len, comm->topology.torus() ? comm->topology.torus()->describe() : "");
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(out, len, "");
+    }
+}
+
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
                                         size_t block_bytes, int *chosen, char *reason, size_t reasonlen)
 {

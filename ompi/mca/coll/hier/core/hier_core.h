@@ -125,6 +125,8 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
+/* The torus's dimension sizes as "4x4" (empty without a torus), cut to len. */
+void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
 
 /* Chooses the algorithm for one call. requested is an id of the registry
  * (auto, fallback or an algorithm). Returns the cached schedule of the chosen
