@@ -12,7 +12,7 @@
 #   three-clusters every cluster pair sees the backbone delay
 #   torus          kernel routing through intermediate nodes (interface
 #                  counters), link bandwidth, a 16-node alltoall
-#   hetero         per-destination rates follow the pair costs
+#   hetero         per-destination rates and delays follow the pair costs
 #   down           nothing is left behind
 # Bandwidths are printed ("info:"); only their upper bound (the shaping works)
 # is asserted, a loaded machine can always be slower.
@@ -204,6 +204,30 @@ up_backbone() {
     pass "$1: up"
 }
 
+# probe_clusters SCENARIO NP CLUSTERS: alltoall_check with hier and
+# coll_hier_cluster_map=probe; the probe must find CLUSTERS clusters among NP
+# one-process nodes (the verbose line), and the results must pass.
+probe_clusters() {
+    local scenario=$1 np=$2 clusters=$3 log=$1-probe rc=0 summary
+    if [[ ! -e $component_dir/mca_coll_hier.so ]]; then
+        fail "$scenario: probe" "no $component_dir/mca_coll_hier.so (build the tree: make)"; return
+    fi
+    # shellcheck disable=SC2054  # commas in the coll list
+    run "$log" -np "$np" --mca mca_base_component_path "$component_dir:$(hier_pkglibdir)" \
+        --mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1 \
+        --mca coll_hier_cluster_map probe "$checker" --counts 1,4096 || rc=$?
+    summary=$(grep -E '^alltoall_check: [0-9]+ passed, [0-9]+ failed$' "$logdir/$log.log" || true)
+    if ((rc == 0)) && [[ $summary =~ ^alltoall_check:\ [1-9][0-9]*\ passed,\ 0\ failed$ ]]; then
+        pass "$scenario: alltoall_check with clusters from the probe ($summary)"
+    else
+        fail "$scenario: alltoall_check with clusters from the probe" "exit $rc, ${summary:-no summary}"
+        show_tail "$log"
+    fi
+    check "$scenario: the probe finds $clusters clusters of $np nodes" "see $logdir/$log.log" \
+        grep -qE "coll:hier: alltoall on MPI_COMM_WORLD \(size $np, $np nodes, $clusters clusters\)" "$logdir/$log.log"
+    info "$scenario: $(grep -m1 'probed latency' "$logdir/$log.log" || echo 'no probe line')"
+}
+
 test_two_clusters() {
     up_backbone two-clusters || return
     # hier-n0 is in the cluster of 3, hier-n3 in the cluster of 6.
@@ -225,6 +249,7 @@ test_two_clusters() {
     else
         fail "two-clusters: 9 hosts, MPI_Alltoall" "see $logdir/two-clusters-hello.log"
     fi
+    probe_clusters two-clusters 9 2
 }
 
 test_three_clusters() {
@@ -239,6 +264,7 @@ test_three_clusters() {
             fail "three-clusters: $pair ping-pong" "mpirun failed"
         fi
     done
+    probe_clusters three-clusters 9 3
 }
 
 # -------------------------------------------------------------------- torus
@@ -320,6 +346,16 @@ test_hetero() {
         check "hetero: cost 1 is >= 3x faster than cost 5" "$fast vs $slow" le "$(awk -v s="$slow" 'BEGIN{print 3 * s}')" "$fast"
     else
         fail "hetero: ping-pong" "mpirun failed"
+    fi
+    # Pair delays: cost * 0.5 ms one way, so a round trip of 1 ms for cost 1
+    # and 5 ms for cost 5, plus the stack's own.
+    local near
+    if pingpong hetero-delay1 hier-n0,hier-n4 -n 5 1 && near=$RTT1_US && pingpong hetero-delay5 hier-n1,hier-n5 -n 5 1; then
+        info "hetero: 1-byte round trip $near us at cost 1, $RTT1_US us at cost 5"
+        check "hetero: cost-1 pair round trip 1..2 ms" "$near us" between 1000 "$near" 2000
+        check "hetero: cost-5 pair round trip 5..10 ms" "$RTT1_US us" between 5000 "$RTT1_US" 10000
+    else
+        fail "hetero: pair delays" "mpirun failed"
     fi
 }
 

@@ -1,6 +1,8 @@
 // Topology and the node map parser.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "topology.h"
 
 namespace hier {
@@ -57,6 +59,62 @@ TEST(NodeMap, RejectsWithOneLineNamingTheParameterAndTheForm)
         EXPECT_NE(error.find(bad.says), std::string::npos) << error;
         EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     }
+}
+
+// A latency matrix over nodes whose latency depends on their groups: `near`
+// within a group, `far` between groups, perturbed by up to 20 % (seeded).
+std::vector<double> grouped_latency(const std::vector<int> &group, double near, double far, unsigned seed)
+{
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> noise(0.9, 1.1);
+    const size_t n = group.size();
+    std::vector<double> latency(n * n, 0);
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = a + 1; b < n; ++b) {
+            latency[a * n + b] = latency[b * n + a] = (group[a] == group[b] ? near : far) * noise(random);
+        }
+    }
+    return latency;
+}
+
+// Same partition, whatever the numbers naming the parts.
+bool same_partition(const std::vector<int> &a, const std::vector<int> &b)
+{
+    for (size_t i = 0; i < a.size(); ++i) {
+        for (size_t j = 0; j < a.size(); ++j) {
+            if ((a[i] == a[j]) != (b[i] == b[j])) {
+                return false;
+            }
+        }
+    }
+    return a.size() == b.size();
+}
+
+TEST(ClustersFromLatency, SplitsAtTheLargestGap)
+{
+    const std::vector<std::vector<int>> partitions = {
+        {0, 0, 0, 1, 1, 1, 1, 1, 1},  // two-clusters: 3 + 6
+        {0, 1, 0, 1, 1, 0, 1, 1, 1},  // interleaved
+        {0, 0, 1, 1, 2, 2, 2},        // three clusters
+        {0, 0, 0, 1},                 // a lone node far away
+    };
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+        for (const auto &groups : partitions) {
+            // 30 us on a LAN, 5 ms across a backbone.
+            EXPECT_TRUE(same_partition(clusters_from_latency(grouped_latency(groups, 30e-6, 5e-3, seed)), groups));
+        }
+    }
+}
+
+TEST(ClustersFromLatency, NoGapWorthABackboneIsOneCluster)
+{
+    const std::vector<int> groups = {0, 0, 0, 1, 1, 1};
+    // Twice as far between the groups: below kClusterGapRatio.
+    const std::vector<int> clusters = clusters_from_latency(grouped_latency(groups, 30e-6, 60e-6, 7));
+    EXPECT_TRUE(same_partition(clusters, std::vector<int>(6, 0)));
+    EXPECT_TRUE(same_partition(clusters_from_latency({0.0}), {0}));
+    // Two nodes: one latency, no gap to compare it with.
+    EXPECT_TRUE(same_partition(clusters_from_latency({0, 5e-3, 5e-3, 0}), {0, 0}));
 }
 
 } // namespace

@@ -133,6 +133,14 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
                                             hier_op_t op, int root, size_t block_bytes,
                                             const char *unsupported);
 
+/* coll_hier_probe.c: the one-way latency between every two nodes of comm
+ * (node_of_rank: any integer per rank naming its node), measured by node
+ * leaders on tag and shared with every rank: *matrix (N x N seconds, nodes
+ * numbered in the order of their lowest rank; the caller frees it) and
+ * *node_count = N. Collective over comm. */
+int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                const int *node_of_rank, int tag, double **matrix, int *node_count);
+
 /* coll_hier_<op>.c: the collectives hier replaces */
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,

@@ -12,6 +12,7 @@
 
 #include "opal/util/output.h"
 #include "ompi/group/group.h"
+#include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/topo/topo.h"
 #include "ompi/proc/proc.h"
 
@@ -70,6 +71,22 @@ static bool hier_node_map_given(void)
     return NULL != node_map && '\0' != node_map[0];
 }
 
+/* A cluster map of counts (not "probe") over the node map's nodes: every
+ * communicator inherits its members' clusters. */
+static bool hier_cluster_map_from_node_map(void)
+{
+    const char *cluster_map = mca_coll_hier_component.cluster_map;
+    return hier_node_map_given() && NULL != cluster_map && '\0' != cluster_map[0] &&
+           0 != strcmp(cluster_map, "probe");
+}
+
+/* Does this communicator's topology need the latency probe? */
+static bool hier_probe_wanted(void)
+{
+    const char *cluster_map = mca_coll_hier_component.cluster_map;
+    return NULL != cluster_map && 0 == strcmp(cluster_map, "probe");
+}
+
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
  * process and keeps this process's node; and coll_hier_cluster_map, if set,
  * over the node map's nodes, so that every communicator inherits clusters as
@@ -94,7 +111,7 @@ static void hier_parse_node_map_once(void)
         const int node_count = nodes[size - 1] + 1;
         c->node_map_node = nodes[ompi_comm_rank(world)];
         c->node_map_cluster = 0;
-        if (NULL != c->cluster_map && '\0' != c->cluster_map[0]) {
+        if (hier_cluster_map_from_node_map()) {
             clusters = malloc(node_count * sizeof(*clusters));
             valid = NULL != clusters &&
                     0 == hier_parse_cluster_map(c->cluster_map, node_count, clusters, error, sizeof(error));
@@ -273,8 +290,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     char error[MCA_COLL_HIER_LINE_MAX];
     int torus_ndims;
     const int *torus_dims = hier_torus_of(comm, &torus_ndims);
-
-    const hier_comm_input_t input = {
+    hier_comm_input_t input = {
         .size = ompi_comm_size(comm),
         .rank = ompi_comm_rank(comm),
         .node_of_rank = nodes,
@@ -283,8 +299,20 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .torus_ndims = torus_ndims,
         .torus_dims = torus_dims,
     };
+    double *latency = NULL;
+    int node_count;
 
+    if (hier_probe_wanted()) {
+        const int rc = mca_coll_hier_probe_latency(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
+                                                   &node_count);
+        if (OMPI_SUCCESS != rc) {
+            *why = "the latency probe failed";
+            return rc;
+        }
+        input.node_latency = latency;
+    }
     module->topology = hier_comm_create(&input, error, sizeof(error));
+    free(latency);
     if (NULL != module->topology) {
         return OMPI_SUCCESS;
     }
@@ -345,8 +373,10 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
             nodes[i] = pairs[2 * i];
             clusters[i] = pairs[2 * i + 1];
         }
-        /* With a node map, clusters are the job's; else the map applies to comm's nodes. */
-        rc = hier_create_topology(module, comm, nodes, hier_node_map_given() ? clusters : NULL, why);
+        /* With a node map and a cluster map of counts, clusters are the
+         * job's; else the map (or the probe) applies to comm's nodes. */
+        rc = hier_create_topology(module, comm, nodes, hier_cluster_map_from_node_map() ? clusters : NULL,
+                                  why);
     }
     free(pairs);
     free(nodes);

@@ -40,7 +40,11 @@ const char *lg_unfit(const Topology &topology);
 uint32_t lg_backbone_steps(const Topology &topology);
 Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
 
-// pairwise.cc: the flat 1-factor alltoall (encyclopedia text).
+// pairwise.cc: the flat 1-factor alltoall (encyclopedia text), and its
+// pairing: in round r of one_factor_rounds(size), rank meets
+// one_factor_partner(rank, r, size) (itself: idle).
+int one_factor_rounds(int size);
+int one_factor_partner(int rank, int round, int size);
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);
 
 // torus_opt.cc: OPT scatter and gather on a torus (Mao, Chen and Watson).

@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "algorithms.h"
 #include "execute.h"
 #include "hier_core.h"
 #include "registry.h"
@@ -79,6 +80,16 @@ const char *hier_op_name(hier_op_t op)
     return hier::op_name(op);
 }
 
+int hier_one_factor_rounds(int n)
+{
+    return hier::one_factor_rounds(n);
+}
+
+int hier_one_factor_partner(int i, int round, int n)
+{
+    return hier::one_factor_partner(i, round, n);
+}
+
 int hier_parse_node_map(const char *text, int size, int *node_of_rank, char *err, size_t errlen)
 {
     return parse_into(hier::parse_node_map, "coll_hier_node_map", text, size, node_of_rank, err, errlen);
@@ -134,20 +145,29 @@ std::vector<int> torus_of(const hier_comm_input_t &input, std::string *error)
 }
 
 // The cluster of each node of topology (numbered as it numbers them), from
-// a cluster per rank or from the map; empty and *error set if the map does
-// not fit.
-std::vector<int> clusters_of_nodes(const hier::Topology &topology, const int *cluster_of_rank,
-                                   const char *cluster_map, std::string *error)
+// a cluster per rank, the latency probe, or the map; empty and *error set if
+// the map does not fit.
+std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_comm_input_t &input,
+                                   std::string *error)
 {
-    if (cluster_of_rank) {
+    if (input.cluster_of_rank) {
         std::vector<int> clusters(topology.node_count());
         for (int rank = 0; rank < topology.size(); ++rank) {
-            clusters[topology.node_of(rank)] = cluster_of_rank[rank];
+            clusters[topology.node_of(rank)] = input.cluster_of_rank[rank];
         }
         return clusters;
     }
-    if (cluster_map && *cluster_map) {
-        return hier::parse_cluster_map(cluster_map, topology.node_count(), error);
+    const std::string map = input.cluster_map ? input.cluster_map : "";
+    if (map == hier::kProbeClusters) {
+        if (!input.node_latency) {
+            *error = "coll_hier_cluster_map \"probe\": the latency probe did not run";
+            return {};
+        }
+        const auto n = size_t(topology.node_count());
+        return hier::clusters_from_latency(std::vector<double>(input.node_latency, input.node_latency + n * n));
+    }
+    if (!map.empty()) {
+        return hier::parse_cluster_map(map, topology.node_count(), error);
     }
     return {};
 }
@@ -160,8 +180,7 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
     try {
         const std::vector<int> nodes(input->node_of_rank, input->node_of_rank + input->size);
         std::string error;
-        const std::vector<int> cluster_of_node =
-            clusters_of_nodes(hier::Topology(nodes), input->cluster_of_rank, input->cluster_map, &error);
+        const std::vector<int> cluster_of_node = clusters_of_nodes(hier::Topology(nodes), *input, &error);
         const std::vector<int> torus_dims = error.empty() ? torus_of(*input, &error) : std::vector<int>();
         if (!error.empty()) {
             write_line(err, errlen, error);

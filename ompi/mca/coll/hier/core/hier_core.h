@@ -93,6 +93,12 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
 int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
                           char *err, size_t errlen);
 
+/* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
+ * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
+ * n); meeting itself means idle. */
+int hier_one_factor_rounds(int n);
+int hier_one_factor_partner(int i, int round, int n);
+
 /* Per-communicator state: the topology and the schedule cache, built from
  * what the glue gathered about the communicator. Each feature of the machine
  * is one group of fields; NULL or 0 means "not known". */
@@ -108,6 +114,11 @@ typedef struct hier_comm_input {
      * the order of their lowest rank. */
     const int *cluster_of_rank;
     const char *cluster_map;
+    /* node_latency[a * N + b]: one-way latency in seconds between nodes a
+     * and b, N = the number of distinct nodes, numbered in the order of their
+     * lowest rank (the latency probe's result); NULL when not measured.
+     * coll_hier_cluster_map "probe" splits the nodes at its largest gap. */
+    const double *node_latency;
     /* Torus: the ranks, in row-major order (the last dimension varying
      * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
      * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:

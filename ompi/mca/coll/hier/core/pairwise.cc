@@ -9,9 +9,12 @@
 
 namespace hier {
 
-namespace {
+int one_factor_rounds(int size)
+{
+    return size % 2 == 1 ? size : size - 1;
+}
 
-int partner_in_round(int rank, int round, int size)
+int one_factor_partner(int rank, int round, int size)
 {
     if (size % 2 == 1) {
         return ((round - rank) % size + size) % size;
@@ -24,16 +27,13 @@ int partner_in_round(int rank, int round, int size)
     return partner == rank ? odd : partner;
 }
 
-} // namespace
-
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int /*root*/)
 {
     const int size = topology.size();
     ScheduleBuilder b(rank, size);
-    const int rounds = size % 2 == 1 ? size : size - 1;
     b.copy(0, block(HIER_BUF_SEND, rank), block(HIER_BUF_RECV, rank));
-    for (int round = 0; round < rounds; ++round) {
-        const int peer = partner_in_round(rank, round, size);
+    for (int round = 0; round < one_factor_rounds(size); ++round) {
+        const int peer = one_factor_partner(rank, round, size);
         if (peer != rank) {
             b.exchange(uint32_t(round), peer, block(HIER_BUF_SEND, peer), block(HIER_BUF_RECV, peer));
         }

@@ -2,6 +2,9 @@
 #include "topology.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
 #include <cstdlib>
 #include <sstream>
 #include <unordered_map>
@@ -152,6 +155,41 @@ const SizeList kClusterMap{"coll_hier_cluster_map", "nodes",
 std::vector<int> parse_node_map(const std::string &text, int size, std::string *error)
 {
     return parse_size_list(kNodeMap, text, size, error);
+}
+
+std::vector<int> clusters_from_latency(const std::vector<double> &latency)
+{
+    const auto n = size_t(std::lround(std::sqrt(double(latency.size()))));
+    std::vector<double> pairs;
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = a + 1; b < n; ++b) {
+            pairs.push_back(latency[a * n + b]);
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    double cut = -1;  // no cut: one cluster
+    double widest = kClusterGapRatio;
+    for (size_t i = 1; i < pairs.size(); ++i) {
+        const double below = std::max(pairs[i - 1], 1e-9);
+        if (pairs[i] / below >= widest) {
+            widest = pairs[i] / below;
+            cut = std::sqrt(below * pairs[i]);
+        }
+    }
+    std::vector<int> cluster(n);
+    std::iota(cluster.begin(), cluster.end(), 0);
+    const std::function<int(int)> root = [&](int x) { return cluster[x] == x ? x : cluster[x] = root(cluster[x]); };
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = a + 1; b < n; ++b) {
+            if (cut < 0 || latency[a * n + b] < cut) {
+                cluster[root(int(b))] = root(int(a));
+            }
+        }
+    }
+    for (size_t a = 0; a < n; ++a) {
+        cluster[a] = root(int(a));
+    }
+    return cluster;
 }
 
 std::vector<int> parse_cluster_map(const std::string &text, int node_count, std::string *error)

@@ -77,6 +77,18 @@ private:
 // in *error naming the parameter and the expected form.
 std::vector<int> parse_node_map(const std::string &text, int size, std::string *error);
 
+// The value of coll_hier_cluster_map that asks for clusters measured by the
+// latency probe.
+constexpr const char *kProbeClusters = "probe";
+
+// Clusters from measured one-way latencies between nodes (latency[a * n + b],
+// n nodes): the pairs sorted by latency are cut at the largest ratio between
+// consecutive values, and nodes joined by a latency below the cut share a
+// cluster (single linkage). A largest ratio under kClusterGapRatio means no
+// gap worth a backbone: one cluster. Returns the cluster of each node.
+constexpr double kClusterGapRatio = 4.0;
+std::vector<int> clusters_from_latency(const std::vector<double> &latency);
+
 // Parses a cluster map, "3,6": cluster sizes in nodes, for the nodes in the
 // order of their lowest rank (Topology's numbering). Returns the cluster of
 // each node, or an empty vector and one line in *error.

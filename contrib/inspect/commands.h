@@ -1,0 +1,20 @@
+// The commands of hier-inspect, one file each (inspect_<name>.cc). A command
+// gets its arguments (after its name) and returns the process's exit code:
+// 0, 1 when what it inspected fails a check, 2 on bad usage (after one line
+// on stderr saying what was expected).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hier::inspect {
+
+using Arguments = std::vector<std::string>;
+
+int schedule(const Arguments &args);
+
+// Shared by the commands: parses "4,3,2,1" (positive integers), or writes
+// one line to stderr naming `what` and returns an empty vector.
+std::vector<int> parse_sizes(const std::string &text, const char *what);
+
+} // namespace hier::inspect

@@ -1,0 +1,79 @@
+// hier-inspect: looks at the core's schedules without MPI. Each command
+// describes a machine on its command line, builds every rank's schedule and
+// reports what the simulator proves and counts (see commands.h).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "commands.h"
+
+namespace hier::inspect {
+
+std::vector<int> parse_sizes(const std::string &text, const char *what)
+{
+    std::vector<int> sizes;
+    std::istringstream fields(text);
+    std::string field;
+    while (std::getline(fields, field, ',')) {
+        char *end = nullptr;
+        const long value = std::strtol(field.c_str(), &end, 10);
+        if (field.empty() || *end != '\0' || value < 1 || value > 1 << 20) {
+            std::fprintf(stderr, "hier-inspect: %s \"%s\": expected positive integers separated by commas, e.g. 4,3,2,1\n",
+                         what, text.c_str());
+            return {};
+        }
+        sizes.push_back(int(value));
+    }
+    if (sizes.empty() || text.back() == ',') {
+        std::fprintf(stderr, "hier-inspect: %s \"%s\": expected positive integers separated by commas, e.g. 4,3,2,1\n",
+                     what, text.c_str());
+        return {};
+    }
+    return sizes;
+}
+
+namespace {
+
+struct Command {
+    const char *name;
+    const char *usage;
+    const char *summary;
+    int (*run)(const Arguments &args);
+};
+
+const Command kCommands[] = {
+    {"schedule", "schedule OP ALGORITHM NODE_SIZES [--clusters SIZES] [--root R]",
+     "simulate one algorithm of a collective on nodes of the given sizes: delivery, rounds, steps, "
+     "messages per link class, port and NIC load",
+     schedule},
+};
+
+void usage(FILE *out)
+{
+    std::fprintf(out, "usage: hier-inspect COMMAND ARGS...\n");
+    for (const Command &command : kCommands) {
+        std::fprintf(out, "  hier-inspect %s\n      %s\n", command.usage, command.summary);
+    }
+}
+
+} // namespace
+
+} // namespace hier::inspect
+
+int main(int argc, char **argv)
+{
+    using namespace hier::inspect;
+    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (const Command &command : kCommands) {
+        if (!std::strcmp(argv[1], command.name)) {
+            return command.run(Arguments(argv + 2, argv + argc));
+        }
+    }
+    std::fprintf(stderr, "hier-inspect: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# hier-inspect's commands on small machines: every run must report a proven
+# delivery (exit 0), and bad usage must give one line and exit 2.
+set -u
+tool=${tool:-${1:-./hier-inspect}}
+failed=0
+expect() {  # expect CODE ARGS...: runs the tool, checks its exit code
+    local code=$1
+    shift
+    "$tool" "$@" >/tmp/hier-inspect.$$ 2>&1
+    local rc=$?
+    if ((rc != code)); then
+        echo "FAIL: hier-inspect $* exited $rc, expected $code"
+        cat /tmp/hier-inspect.$$
+        failed=1
+    fi
+}
+expect 0 schedule alltoall factor 4,3,2,1
+expect 0 schedule alltoall lg 1,1,1,1,1,1,1,1,1 --clusters 3,6
+expect 2 schedule alltoall nonesuch 4,3
+expect 2 schedule alltoall factor 4,x
+expect 2 nonesuch
+rm -f /tmp/hier-inspect.$$
+exit $failed
