@@ -19,6 +19,13 @@ expect 0 schedule alltoall factor 4,3,2,1
 expect 0 schedule alltoall lg 1,1,1,1,1,1,1,1,1 --clusters 3,6
 expect 2 schedule alltoall nonesuch 4,3
 expect 2 schedule alltoall factor 4,x
+expect 0 torus 7x5
+expect 0 torus 2x2x2
+expect 0 schedule gather opt 1,1,1,1,1,1 --torus 2x3 --root 4
+expect 1 schedule scatter opt 1,1,1            # no torus: does not apply
+expect 2 schedule scatter opt 1,1,1 --torus 2x2
+expect 2 torus 8x
+expect 2 torus 1
 expect 2 nonesuch
 rm -f /tmp/hier-inspect.$$
 exit $failed

@@ -99,7 +99,10 @@ TEST(TorusDims, ParsesSizesJoinedByX)
     EXPECT_EQ(parse_torus_dims("4x8x8", 256, &error), (std::vector<int>{4, 8, 8}));
     EXPECT_EQ(parse_torus_dims("1x16", 16, &error), (std::vector<int>{1, 16}));
     EXPECT_EQ(parse_torus_dims("12", 12, &error), (std::vector<int>{12}));
+    EXPECT_EQ(parse_torus_dims("7x5", -1, &error), (std::vector<int>{7, 5}));  // any product
     EXPECT_EQ(error, "");
+    EXPECT_TRUE(parse_torus_dims("99999x99999x99999", -1, &error).empty());
+    EXPECT_NE(error.find("covers more than 2147483647 ranks;"), std::string::npos) << error;
 }
 
 TEST(TorusDims, RejectsWithOneLineNamingTheParameterAndTheForm)

@@ -125,10 +125,11 @@ std::vector<int> parse_torus_dims(const std::string &text, int ranks, std::strin
         }
         start = end + 1;
     }
-    if (covered != ranks) {
+    if (ranks < 0 ? covered == kMoreThanAnyRanks : covered != ranks) {
         const std::string count =
             covered == kMoreThanAnyRanks ? "more than " + std::to_string(INT_MAX) : std::to_string(covered);
-        *error = prefix + "covers " + count + " ranks but there are " + std::to_string(ranks) + suffix;
+        *error = prefix + "covers " + count + " ranks" +
+                 (ranks < 0 ? std::string() : " but there are " + std::to_string(ranks)) + suffix;
         return {};
     }
     return dims;

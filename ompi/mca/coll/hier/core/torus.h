@@ -65,8 +65,9 @@ private:
 };
 
 // Parses coll_hier_torus_dims, "8x8" or "4x8x8": dimension sizes >= 1 joined
-// by 'x', whose product must be `ranks`. Returns the sizes, or an empty
-// vector and one line in *error naming the parameter and the expected form.
+// by 'x', whose product must be `ranks` (ranks < 0: any product that is a
+// number of ranks, at most INT_MAX). Returns the sizes, or an empty vector
+// and one line in *error naming the parameter and the expected form.
 std::vector<int> parse_torus_dims(const std::string &text, int ranks, std::string *error);
 
 } // namespace hier
