@@ -48,13 +48,10 @@ void print_picture(const Torus &torus, const TorusPartition &partition)
 
 // Simulates one algorithm of op from root 0; returns its steps, or -1 with
 // the simulator's complaint printed.
-long simulated_steps(const Topology &topology, hier_op_t op, Schedule (*build)(const Topology &, int, int),
-                     const char *what)
+long simulated_steps(const Topology &topology, hier_op_t op,
+                     std::vector<Schedule> (*schedules_of)(const Topology &, hier_op_t, int), const char *what)
 {
-    std::vector<Schedule> schedules;
-    for (int rank = 0; rank < topology.size(); ++rank) {
-        schedules.push_back(build(topology, rank, 0));
-    }
+    const std::vector<Schedule> schedules = schedules_of(topology, op, 0);
     const SimulationReport report = simulate(topology, schedules, contract_for(op, topology.size(), 0));
     if (!report.error.empty() || report.max_link_load > 1) {
         std::printf("  %s FAILS: %s\n", what,
@@ -107,10 +104,10 @@ int torus(const Arguments &args)
     if (!broken.empty()) {
         std::printf("  partition FAILS: %s\n", broken.c_str());
     }
-    const long opt = simulated_steps(topology, HIER_OP_SCATTER, build_opt_scatter, "opt scatter");
-    const long opt_gather = simulated_steps(topology, HIER_OP_GATHER, build_opt_gather, "opt gather");
-    const long sdf = simulated_steps(topology, HIER_OP_SCATTER, build_sdf_scatter, "sdf scatter");
-    const long sdf_gather = simulated_steps(topology, HIER_OP_GATHER, build_sdf_gather, "sdf gather");
+    const long opt = simulated_steps(topology, HIER_OP_SCATTER, opt_schedules, "opt scatter");
+    const long opt_gather = simulated_steps(topology, HIER_OP_GATHER, opt_schedules, "opt gather");
+    const long sdf = simulated_steps(topology, HIER_OP_SCATTER, sdf_schedules, "sdf scatter");
+    const long sdf_gather = simulated_steps(topology, HIER_OP_GATHER, sdf_schedules, "sdf gather");
     std::printf("  opt:         scatter %ld steps, gather %ld (simulated: every block delivered once, one message per "
                 "link and step)\n", opt, opt_gather);
     std::printf("  sdf:         scatter %ld steps, gather %ld (simulated)\n", sdf, sdf_gather);

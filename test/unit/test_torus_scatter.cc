@@ -21,11 +21,7 @@ std::vector<Schedule> build_all(Builder builder, const Topology &topology, int r
 // OPT on any partition, for every rank, from root.
 std::vector<Schedule> opt_on(const Torus &torus, const TorusPartition &partition, int root)
 {
-    std::vector<Schedule> schedules;
-    for (int rank = 0; rank < torus.size(); ++rank) {
-        schedules.push_back(build_opt_scatter_on(torus, partition, rank, root));
-    }
-    return schedules;
+    return opt_scatter_schedules_on(torus, partition, root);
 }
 
 // Every message goes to a torus neighbour.
@@ -63,9 +59,9 @@ void check_opt_steps(const std::vector<int> &dims, int root)
     SCOPED_TRACE(topology.torus()->describe() + " root " + std::to_string(root));
     const int largest = topology.torus_partition().largest();
     EXPECT_EQ(largest, torus_scatter_bound(*topology.torus()));
-    EXPECT_EQ(simulate_all_port(HIER_OP_SCATTER, topology, build_all(build_opt_scatter, topology, root), root),
+    EXPECT_EQ(simulate_all_port(HIER_OP_SCATTER, topology, opt_schedules(topology, HIER_OP_SCATTER, root), root),
               size_t(largest));
-    EXPECT_EQ(simulate_all_port(HIER_OP_GATHER, topology, build_all(build_opt_gather, topology, root), root),
+    EXPECT_EQ(simulate_all_port(HIER_OP_GATHER, topology, opt_schedules(topology, HIER_OP_GATHER, root), root),
               size_t(largest));
 }
 
@@ -148,17 +144,68 @@ TEST(TorusSdf, DeliversEverythingOverLinksInAtLeastTheBound)
             SCOPED_TRACE(topology.torus()->describe());
             const int root = (a * b) / 3;
             const size_t steps =
-                simulate_all_port(HIER_OP_SCATTER, topology, build_all(build_sdf_scatter, topology, root), root);
+                simulate_all_port(HIER_OP_SCATTER, topology, sdf_schedules(topology, HIER_OP_SCATTER, root), root);
             EXPECT_EQ(steps, sdf_scatter_steps(*topology.torus()));
             EXPECT_GE(steps, size_t(torus_scatter_bound(*topology.torus())));
-            EXPECT_EQ(simulate_all_port(HIER_OP_GATHER, topology, build_all(build_sdf_gather, topology, root), root),
+            EXPECT_EQ(simulate_all_port(HIER_OP_GATHER, topology, sdf_schedules(topology, HIER_OP_GATHER, root), root),
                       steps);
         }
     }
-    for (const std::vector<int> &dims : {std::vector<int>{2, 2, 2}, {3, 3, 3}, {2, 3, 4}, {4, 4, 4}}) {
+    for (const std::vector<int> &dims : {std::vector<int>{2, 2, 2}, {3, 3, 3}, {2, 3, 4}, {4, 4, 4}, {4, 8, 8}}) {
         const Topology topology = Topology::from_torus_dims(dims);
-        EXPECT_EQ(simulate_all_port(HIER_OP_SCATTER, topology, build_all(build_sdf_scatter, topology, 1), 1),
+        EXPECT_EQ(simulate_all_port(HIER_OP_SCATTER, topology, sdf_schedules(topology, HIER_OP_SCATTER, 1), 1),
                   sdf_scatter_steps(*topology.torus()));
+    }
+}
+
+bool same_schedule(const Schedule &a, const Schedule &b)
+{
+    if (a.rank() != b.rank() || a.tmp_blocks() != b.tmp_blocks() || a.rounds().size() != b.rounds().size()) {
+        return false;
+    }
+    const auto same_region = [](Region x, Region y) {
+        return x.buffer == y.buffer && x.first == y.first && x.count == y.count;
+    };
+    for (size_t r = 0; r < a.rounds().size(); ++r) {
+        const Round &x = a.rounds()[r];
+        const Round &y = b.rounds()[r];
+        if (x.step != y.step || a.op_count(x) != b.op_count(y) || x.depends_on != y.depends_on) {
+            return false;
+        }
+        for (size_t i = 0; i < a.op_count(x); ++i) {
+            const Op &p = a.ops(x)[i];
+            const Op &q = b.ops(y)[i];
+            const bool has_from = p.kind != OpKind::Recv;
+            const bool has_to = p.kind != OpKind::Send;
+            if (p.kind != q.kind || p.peer != q.peer || (has_from && !same_region(p.from, q.from)) ||
+                (has_to && !same_region(p.to, q.to))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// Tests and tools build every rank at once; MPI builds one rank: the same
+// schedules.
+TEST(TorusSchedules, AllRanksAtOnceEqualOneRankAtATime)
+{
+    for (const std::vector<int> &dims : {std::vector<int>{7, 5}, {2, 3, 2}, {4, 4}, {1, 6}}) {
+        const Topology topology = Topology::from_torus_dims(dims);
+        for (int root : {0, topology.size() - 2}) {
+            SCOPED_TRACE(topology.torus()->describe() + " root " + std::to_string(root));
+            const auto opt_scatter = opt_schedules(topology, HIER_OP_SCATTER, root);
+            const auto opt_gather = opt_schedules(topology, HIER_OP_GATHER, root);
+            const auto sdf_scatter = sdf_schedules(topology, HIER_OP_SCATTER, root);
+            const auto sdf_gather = sdf_schedules(topology, HIER_OP_GATHER, root);
+            for (int rank = 0; rank < topology.size(); ++rank) {
+                EXPECT_TRUE(same_schedule(opt_scatter[rank], build_opt_scatter(topology, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(opt_gather[rank], build_opt_gather(topology, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(sdf_scatter[rank], build_sdf_scatter(topology, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(sdf_gather[rank], build_sdf_gather(topology, rank, root))) << rank;
+            }
+            EXPECT_FALSE(same_schedule(opt_scatter[1], sdf_scatter[1]) && same_schedule(opt_scatter[2], sdf_scatter[2]));
+        }
     }
 }
 
@@ -209,7 +256,7 @@ void check_bytes(const std::vector<int> &dims, bool all_windows)
 TEST(TorusBytes, EveryRootOnSmallTori)
 {
     const std::vector<std::vector<int>> tori = {{2}, {1, 5}, {1, 6}, {2, 2}, {2, 3}, {2, 5}, {2, 6},
-                                                {3, 4}, {4, 4}, {7, 5}, {2, 2, 2}, {3, 3, 3}, {2, 3, 2}};
+                                                {3, 4}, {4, 4}, {7, 5}, {2, 2, 2}, {3, 3, 3}, {2, 3, 2}, {3, 1, 2}};
     for (const auto &dims : tori) {
         check_bytes(dims, Torus(dims).size() <= 16);
     }

@@ -251,7 +251,8 @@ std::string partition_error(const Torus &torus, const TorusPartition &partition)
 {
     const int p = torus.size();
     const int links = static_cast<int>(torus.links().size());
-    if (int(partition.region.size()) != p || int(partition.parent.size()) != p || int(partition.sizes.size()) != links) {
+    if (int(partition.region.size()) != p || int(partition.parent.size()) != p ||
+        int(partition.sizes.size()) != links) {
         return "the partition does not describe this torus";
     }
     std::vector<int> counted(links, 0);

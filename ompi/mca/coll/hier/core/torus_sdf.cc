@@ -20,7 +20,7 @@
 // - As with OPT, the root is any rank, by translating coordinates; each block
 //   a node forwards has a TMP block of its own.
 // Every rank replays the whole plan to find its own part: O(p) memory, and
-// time O(p L) per step for steps ~ the SDF step count.
+// time O(p L) per step, for as many steps as SDF takes.
 #include "algorithms.h"
 
 #include <algorithm>
@@ -108,31 +108,45 @@ uint32_t sdf_scatter_steps(const Torus &torus)
 
 namespace {
 
-// My part of the SDF scatter from root; *steps: how many it takes.
-Schedule sdf_scatter(const Torus &torus, int rank, int root, uint32_t *steps)
+// The SDF scatter from root for ranks [first, first + count): one replay of
+// the plan, each hop given to the builders of the ranks it touches. A message
+// sits at one node at a time, so one TMP slot number per message serves
+// every node it passes (each node numbers its own slots in arrival order).
+std::vector<Schedule> sdf_scatter(const Torus &torus, int root, int first, int count, uint32_t *steps)
 {
-    ScheduleBuilder b(rank, torus.size());
-    const int me = torus.relative(rank, root);
-    if (me == 0) {
-        b.copy(0, block(HIER_BUF_SEND, root), block(HIER_BUF_RECV, 0));
+    std::vector<ScheduleBuilder> builders;
+    for (int rank = first; rank < first + count; ++rank) {
+        builders.emplace_back(rank, torus.size());
     }
-    std::vector<int> slot_of(torus.size(), -1);  // TMP block of each destination passing through me
-    int slots = 0;
+    // The builder of relative node v, or nullptr when v's rank is not built.
+    const auto builder_of = [&](int v) -> ScheduleBuilder * {
+        const int rank = torus.absolute(v, root);
+        return rank >= first && rank < first + count ? &builders[rank - first] : nullptr;
+    };
+    if (ScheduleBuilder *b = builder_of(0)) {
+        b->copy(0, block(HIER_BUF_SEND, root), block(HIER_BUF_RECV, 0));
+    }
+    std::vector<int> slots_used(torus.size(), 0);   // per node
+    std::vector<int> slot_of(torus.size(), -1);     // per message: its TMP block where it is now
     *steps = run_sdf(torus, [&](uint32_t step, int from, int to, int destination) {
-        if (to == me) {
-            const bool mine = destination == me;
-            if (!mine) {
-                slot_of[destination] = slots++;
-            }
-            b.recv(step, torus.absolute(from, root),
-                   mine ? block(HIER_BUF_RECV, 0) : block(HIER_BUF_TMP, slot_of[destination]));
-        } else if (from == me) {
-            b.send(step, torus.absolute(to, root),
-                   me == 0 ? block(HIER_BUF_SEND, torus.absolute(destination, root))
-                           : block(HIER_BUF_TMP, slot_of[destination]));
+        if (ScheduleBuilder *b = builder_of(from)) {
+            b->send(step, torus.absolute(to, root),
+                    from == 0 ? block(HIER_BUF_SEND, torus.absolute(destination, root))
+                              : block(HIER_BUF_TMP, slot_of[destination]));
+        }
+        if (to != destination) {
+            slot_of[destination] = slots_used[to]++;
+        }
+        if (ScheduleBuilder *b = builder_of(to)) {
+            b->recv(step, torus.absolute(from, root),
+                    to == destination ? block(HIER_BUF_RECV, 0) : block(HIER_BUF_TMP, slot_of[destination]));
         }
     });
-    return b.build();
+    std::vector<Schedule> schedules;
+    for (ScheduleBuilder &b : builders) {
+        schedules.push_back(b.build());
+    }
+    return schedules;
 }
 
 } // namespace
@@ -140,14 +154,26 @@ Schedule sdf_scatter(const Torus &torus, int rank, int root, uint32_t *steps)
 Schedule build_sdf_scatter(const Topology &topology, int rank, int root)
 {
     uint32_t steps = 0;
-    return sdf_scatter(*topology.torus(), rank, root, &steps);
+    return std::move(sdf_scatter(*topology.torus(), root, rank, 1, &steps)[0]);
 }
 
 Schedule build_sdf_gather(const Topology &topology, int rank, int root)
 {
     uint32_t steps = 0;
-    const Schedule scatter = sdf_scatter(*topology.torus(), rank, root, &steps);
+    const Schedule scatter = std::move(sdf_scatter(*topology.torus(), root, rank, 1, &steps)[0]);
     return time_reversed(scatter, steps - 1);
+}
+
+std::vector<Schedule> sdf_schedules(const Topology &topology, hier_op_t op, int root)
+{
+    uint32_t steps = 0;
+    std::vector<Schedule> schedules = sdf_scatter(*topology.torus(), root, 0, topology.size(), &steps);
+    if (op == HIER_OP_GATHER) {
+        for (Schedule &schedule : schedules) {
+            schedule = time_reversed(schedule, steps - 1);
+        }
+    }
+    return schedules;
 }
 
 } // namespace hier
