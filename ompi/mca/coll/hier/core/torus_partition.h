@@ -44,10 +44,11 @@
 // the greedy's overflow, which is small (a few nodes). Memory O(p D).
 //
 // Result: the bound ceil((p - 1) / L) is met on every torus tried, and so the
-// partition is optimal there: every 2-D torus up to 16x16 and 3-D torus up to
-// 8x8x8 (the unit tests check them all), sizes 1 and 2 included, and 2^4,
-// 2^5, 2^6, 2x3x4x5, 3^4, 4^4. No torus was found where the bound cannot be
-// met. Should the balancing ever stop above it (no augmenting path), the
+// partition is optimal there (no region can be smaller than the average):
+// the unit tests check every 2-D torus up to 16x16 and 3-D torus up to 8x8x8,
+// sizes 1 and 2 included, rings, 32x32, 2^4, 2^5, 2^6, 3^4, 4^4, 4^5 and
+// 2x3x4x5; hier-inspect showed 64x64, 16x16x16 and 2^10 too. No torus was
+// found where the bound cannot be met. Should the balancing ever stop above it (no augmenting path), the
 // partition is still valid and largest() says how far it is; the inspection
 // tool prints both.
 #pragma once
