@@ -56,7 +56,7 @@ int sdf_link(const Torus &torus, int at, int destination, const std::vector<bool
 uint32_t run_sdf(const Torus &torus, const OnHop &on_hop)
 {
     const int p = torus.size();
-    std::vector<std::vector<int>> queue(p);  // messages at each node, by destination, in FCFS order
+    std::vector<std::vector<int>> queue(p);  // at each node, its messages (by destination), first come first
     for (int v = 1; v < p; ++v) {
         queue[0].push_back(v);
     }
