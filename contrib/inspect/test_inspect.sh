@@ -27,5 +27,25 @@ expect 2 schedule scatter opt 1,1,1 --torus 2x2
 expect 2 torus 8x
 expect 2 torus 1
 expect 2 nonesuch
+expect 0 alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536
+expect 0 alltoall 8
+expect 2 alltoall 4,3 --costs network=30us
+expect 2 alltoall 4,3 --bytes 0
+expect 2 alltoall 4,3 --window
+# what auto picks: Open MPI's linear on uneven nodes; lg over tuned's Bruck across two clusters
+expect_line() {  # expect_line TEXT ARGS...: exit 0 and a line containing TEXT
+    local text=$1
+    shift
+    expect 0 "$@"
+    if ! grep -q -F -- "$text" /tmp/hier-inspect.$$; then
+        echo "FAIL: hier-inspect $* printed no line with: $text"
+        cat /tmp/hier-inspect.$$
+        failed=1
+    fi
+}
+expect_line "auto picks fallback: no hier algorithm predicted" alltoall 4,3,2,1 --bytes 262144
+expect_line "auto picks fallback: all ranks on one node" alltoall 8
+expect_line "auto picks lg" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
+expect_line "open-mpi(bruck)" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
 rm -f /tmp/hier-inspect.$$
 exit $failed

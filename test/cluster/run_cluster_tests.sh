@@ -92,7 +92,8 @@ build() {   # build NAME SOURCE: an MPI program into $logdir/bin
 build cluster_hello "$here/cluster_hello.c"
 build cluster_pingpong "$here/cluster_pingpong.c"
 checker=$repo/test/mpi/alltoall_check
-if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ]]; then
+if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ||
+      $repo/test/mpi/check_common.h -nt $checker ]]; then
     build alltoall_check "$repo/test/mpi/alltoall_check.c" && checker=$logdir/bin/alltoall_check
 fi
 hello=$logdir/bin/cluster_hello pingpong=$logdir/bin/cluster_pingpong
@@ -177,8 +178,10 @@ test_uneven_smp() {
             else
                 fail "uneven-smp: alltoall_check by $placement" "exit $rc, ${summary:-no summary}"; show_tail "$log"
             fi
+            # The decision is auto's (the fallback, from its time model, on these
+            # nodes); what matters here is the shape hier found.
             check "uneven-smp: hier finds 4 nodes through locality (by $placement)" "see $logdir/$log.log" \
-                grep -qF "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): factor" "$logdir/$log.log"
+                grep -qF "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): " "$logdir/$log.log"
         done
     fi
     # Bandwidth: one rank on each of two nodes, through two 200 Mbit/s NICs.

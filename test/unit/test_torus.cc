@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "hier_core.h"
-#include "registry.h"
 #include "torus.h"
 
 namespace hier {
@@ -158,28 +157,41 @@ hier_comm_t *create_on_torus(int size, const int *dims, int ndims, char *error, 
     return hier_comm_create(&input, error, errlen);
 }
 
+const hier_schedule_t *select(hier_comm_t *comm, hier_op_t op, int requested, int root, int *chosen,
+                              char *reason, std::string *predictions)
+{
+    char line[1024] = "";
+    const hier_schedule_t *schedule =
+        hier_comm_select(comm, op, requested, root, 8, chosen, reason, 256, line, sizeof line);
+    *predictions = line;
+    return schedule;
+}
+
 TEST(TorusSelection, AutoPicksOptOnATorusAndFallbackWithoutOne)
 {
     const int dims[] = {4, 4};
     char error[256];
     char reason[256] = "";
+    std::string predictions;
     int chosen = -1;
     hier_comm_t *comm = create_on_torus(16, dims, 2, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
     for (hier_op_t op : {HIER_OP_SCATTER, HIER_OP_GATHER}) {
-        EXPECT_NE(hier_comm_select(comm, op, HIER_ALG_AUTO, 3, 8, &chosen, reason, sizeof reason), nullptr);
+        EXPECT_NE(select(comm, op, HIER_ALG_AUTO, 3, &chosen, reason, &predictions), nullptr);
         EXPECT_STREQ(hier_algorithm_name(op, chosen), "opt");
-        EXPECT_NE(hier_comm_select(comm, op, 3, 3, 8, &chosen, reason, sizeof reason), nullptr);
+        EXPECT_EQ(predictions, std::string("no time model of Open MPI's ") + hier_op_name(op) +
+                                   "; on a torus, opt (the all-port lower bound)");
+        EXPECT_NE(select(comm, op, 3, 3, &chosen, reason, &predictions), nullptr);
         EXPECT_STREQ(hier_algorithm_name(op, chosen), "sdf");
     }
     hier_comm_destroy(comm);
 
     comm = create_on_torus(16, nullptr, 0, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_SCATTER, HIER_ALG_AUTO, 0, 8, &chosen, reason, sizeof reason), nullptr);
+    EXPECT_EQ(select(comm, HIER_OP_SCATTER, HIER_ALG_AUTO, 0, &chosen, reason, &predictions), nullptr);
     EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
     EXPECT_STREQ(reason, "no torus (coll_hier_torus_dims, or a periodic Cartesian communicator)");
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_GATHER, 2, 0, 8, &chosen, reason, sizeof reason), nullptr);
+    EXPECT_EQ(select(comm, HIER_OP_GATHER, 2, 0, &chosen, reason, &predictions), nullptr);
     EXPECT_STREQ(reason, "opt does not apply: no torus (coll_hier_torus_dims, or a periodic Cartesian communicator)");
     hier_comm_destroy(comm);
 
@@ -194,9 +206,6 @@ TEST(TorusSelection, ScatterAndGatherRowsAreOptThenSdf)
         EXPECT_STREQ(hier_algorithm_name(op, 2), "opt");
         EXPECT_STREQ(hier_algorithm_name(op, 3), "sdf");
     }
-    // Without a torus, the alltoall's auto keeps its own reasons.
-    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology::from_node_sizes({8}), 64).reason,
-                 "all ranks on one node");
 }
 
 } // namespace

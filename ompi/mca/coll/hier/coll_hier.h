@@ -44,6 +44,8 @@ typedef struct mca_coll_hier_previous_t {
 
 /* Lines of output (verbose lines, error reports) are at most this long. */
 #define MCA_COLL_HIER_LINE_MAX 512
+/* auto's line of predictions (verbose 2): a name and a time per algorithm. */
+#define MCA_COLL_HIER_PREDICTIONS_MAX 1024
 /* Dimensions coll_hier_torus_dims may have (a Cartesian communicator may
  * have any number). */
 #define MCA_COLL_HIER_TORUS_MAX_DIMS 16
@@ -57,6 +59,7 @@ typedef struct mca_coll_hier_component_t {
     int window;                      /* coll_hier_window */
     char *node_map;                  /* coll_hier_node_map */
     char *cluster_map;               /* coll_hier_cluster_map */
+    char *link_costs;                /* coll_hier_link_costs */
     char *torus_dims;                /* coll_hier_torus_dims */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */

@@ -80,11 +80,14 @@ static bool hier_cluster_map_from_node_map(void)
            0 != strcmp(cluster_map, "probe");
 }
 
-/* Does this communicator's topology need the latency probe? */
+/* Does this communicator's topology need the latency probe? For clusters
+ * (coll_hier_cluster_map=probe) or for auto's link costs
+ * (coll_hier_link_costs with "probe"). */
 static bool hier_probe_wanted(void)
 {
     const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return NULL != cluster_map && 0 == strcmp(cluster_map, "probe");
+    return (NULL != cluster_map && 0 == strcmp(cluster_map, "probe")) ||
+           hier_link_costs_want_probe(mca_coll_hier_component.link_costs);
 }
 
 /* Parses coll_hier_node_map, which describes MPI_COMM_WORLD, once per
@@ -296,6 +299,8 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .node_of_rank = nodes,
         .cluster_of_rank = clusters,
         .cluster_map = mca_coll_hier_component.cluster_map,
+        .window = mca_coll_hier_component.window,
+        .link_costs = mca_coll_hier_component.link_costs,
         .torus_ndims = torus_ndims,
         .torus_dims = torus_dims,
     };
@@ -385,9 +390,10 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
 
 /* The verbose line for one decision, printed by rank 0 of comm: the first
  * time each collective runs on it (verbose >= 1), and again whenever it
- * changes (verbose >= 2). */
+ * changes (verbose >= 2); and, at verbose >= 2, what auto's time model
+ * compared whenever it decides for a new size class. */
 static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                        hier_op_t op, int chosen, const char *reason)
+                        hier_op_t op, int chosen, const char *reason, const char *predictions)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char *last = module->last_line[op];
@@ -409,6 +415,10 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     if ('\0' != torus[0]) {
         snprintf(where + strlen(where), sizeof(where) - strlen(where), ", torus %s", torus);
     }
+    if (c->verbose >= 2 && '\0' != predictions[0]) {
+        opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", hier_op_name(op), comm->c_name,
+                            where, predictions);
+    }
     if (HIER_ALG_FALLBACK == chosen) {
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
                  hier_op_name(op), comm->c_name, where, reason);
@@ -429,6 +439,7 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
 {
     const hier_schedule_t *schedule = NULL;
     char reason[MCA_COLL_HIER_LINE_MAX] = "";
+    char predictions[MCA_COLL_HIER_PREDICTIONS_MAX] = "";
     int chosen = HIER_ALG_FALLBACK;
 
     if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
@@ -440,10 +451,11 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
         snprintf(reason, sizeof(reason), "%s", unsupported);
     } else if (HIER_TOPOLOGY_READY == module->topology_state) {
         schedule = hier_comm_select(module->topology, op, mca_coll_hier_component.algorithm[op],
-                                    root, block_bytes, &chosen, reason, sizeof(reason));
+                                    root, block_bytes, &chosen, reason, sizeof(reason),
+                                    predictions, sizeof(predictions));
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
-    hier_report(module, comm, op, chosen, reason);
+    hier_report(module, comm, op, chosen, reason, predictions);
     return schedule;
 }

@@ -47,6 +47,19 @@ int one_factor_rounds(int size);
 int one_factor_partner(int rank, int round, int size);
 Schedule build_pairwise_alltoall(const Topology &topology, int rank, int root);
 
+// ring.cc, ring2.cc: the store-and-forward ring alltoall of the encyclopedia
+// text, one way (p - 1 rounds) and both ways round (ceil((p - 1) / 2)).
+Schedule build_ring_alltoall(const Topology &topology, int rank, int root);
+Schedule build_ring2_alltoall(const Topology &topology, int rank, int root);
+
+// mesh.cc: the text's two-phase mesh alltoall on an r x c grid of the ranks
+// (mesh_dims: {r, c}, r the largest divisor of p not above sqrt(p)).
+std::vector<int> mesh_dims(const Topology &topology);
+Schedule build_mesh_alltoall(const Topology &topology, int rank, int root);
+
+// xor.cc: the text's XOR 1-factor alltoall, p a power of two, p - 1 rounds.
+const char *xor_unfit(const Topology &topology);
+Schedule build_xor_alltoall(const Topology &topology, int rank, int root);
 // torus_opt.cc: OPT scatter and gather on a torus (Mao, Chen and Watson).
 const char *torus_unfit(const Topology &topology);
 uint32_t opt_scatter_steps(const TorusPartition &partition);

@@ -1,5 +1,6 @@
 // The C ABI of hier_core.h over the C++ core.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -8,9 +9,11 @@
 #include <string>
 #include <tuple>
 
+#include "autoselect.h"
 #include "algorithms.h"
 #include "execute.h"
 #include "hier_core.h"
+#include "link_costs.h"
 #include "registry.h"
 #include "topology.h"
 
@@ -21,9 +24,18 @@ struct hier_schedule {
 struct hier_comm {
     hier::Topology topology;
     int rank;
+    int window;
+    hier::LinkCostSpec costs;
     // Schedules depend on the topology, the algorithm and the root only, so
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache;
+    // auto's decision per collective and size class, made at the first call
+    // of the class: later calls look it up and allocate nothing.
+    struct Decision {
+        bool made = false;
+        hier::Choice choice;
+    };
+    std::array<std::array<Decision, hier::kSizeClasses>, HIER_OP_COUNT> decisions{};
 };
 
 namespace {
@@ -122,6 +134,33 @@ int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims, 
     }
 }
 
+int hier_check_link_costs(const char *text, char *err, size_t errlen)
+{
+    try {
+        hier::LinkCostSpec spec;
+        std::string error;
+        if (hier::parse_link_costs(text ? text : "", &spec, &error)) {
+            write_line(err, errlen, "");
+            return 0;
+        }
+        write_line(err, errlen, error);
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_link_costs: out of memory");
+    }
+    return -1;
+}
+
+int hier_link_costs_want_probe(const char *text)
+{
+    try {
+        hier::LinkCostSpec spec;
+        std::string error;
+        return hier::parse_link_costs(text ? text : "", &spec, &error) && spec.probe ? 1 : 0;
+    } catch (...) {  // no C++ exception may reach the C glue
+        return 0;
+    }
+}
+
 namespace {
 
 // The torus's sizes from the input, or empty and *error set when they do not
@@ -186,7 +225,18 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
             write_line(err, errlen, error);
             return nullptr;
         }
-        return new hier_comm{hier::Topology(nodes, cluster_of_node, torus_dims), input->rank, {}};
+        hier::LinkCostSpec costs;
+        std::string ignored;  // the glue reports a bad value once; here it is unknown costs
+        if (!hier::parse_link_costs(input->link_costs ? input->link_costs : "", &costs, &ignored)) {
+            costs = hier::LinkCostSpec();
+        }
+        if (costs.probe && input->node_latency) {
+            const auto n = size_t(hier::Topology(nodes).node_count());
+            hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
+                              cluster_of_node);
+        }
+        return new hier_comm{hier::Topology(nodes, cluster_of_node, torus_dims), input->rank, input->window, costs,
+                             {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
@@ -216,10 +266,38 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)
     }
 }
 
-const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
-                                        size_t block_bytes, int *chosen, char *reason, size_t reasonlen)
+namespace {
+
+// auto's choice for this call: cached per size class; the call that makes
+// it writes what the model compared.
+hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, char *predictions, size_t len)
 {
-    const hier::Choice choice = hier::choose(op, requested, comm->topology, block_bytes);
+    const int size_class = hier::size_class(block_bytes);
+    hier_comm::Decision &decision = comm->decisions[op][size_class];
+    if (!decision.made) {
+        std::string line;
+        decision.choice = hier::choose_auto(op, comm->topology, hier::class_block_bytes(size_class), comm->window,
+                                            comm->costs, &line);
+        decision.made = true;
+        write_line(predictions, len, line);
+    }
+    return decision.choice;
+}
+
+} // namespace
+
+const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
+                                        size_t block_bytes, int *chosen, char *reason, size_t reasonlen,
+                                        char *predictions, size_t predictionslen)
+{
+    write_line(predictions, predictionslen, "");
+    hier::Choice choice;
+    try {
+        choice = requested == HIER_ALG_AUTO ? decide(comm, op, block_bytes, predictions, predictionslen)
+                                            : hier::choose_requested(op, requested, comm->topology);
+    } catch (...) {  // no C++ exception may reach the C glue
+        choice = hier::fallback("out of memory deciding");
+    }
     *chosen = choice.id;
     if (!choice.algorithm) {
         if (choice.unfit) {

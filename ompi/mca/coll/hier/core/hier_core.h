@@ -93,6 +93,15 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
 int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
                           char *err, size_t errlen);
 
+/* Checks coll_hier_link_costs: "" (unknown), or comma-separated
+ * CLASS=LATENCY:BANDWIDTH[:OVERHEAD] with CLASS node, network or backbone,
+ * e.g. "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
+ * Returns 0, or -1 with one line (no newline) in err naming the parameter
+ * and the expected form. */
+int hier_check_link_costs(const char *text, char *err, size_t errlen);
+/* 1 when coll_hier_link_costs parses and asks for the latency probe
+ * ("probe" among its entries), else 0. */
+int hier_link_costs_want_probe(const char *text);
 /* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
  * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
  * n); meeting itself means idle. */
@@ -114,10 +123,18 @@ typedef struct hier_comm_input {
      * the order of their lowest rank. */
     const int *cluster_of_rank;
     const char *cluster_map;
+    /* How auto predicts time: the executor's window (coll_hier_window) and
+     * the link costs (coll_hier_link_costs, checked by
+     * hier_check_link_costs; NULL, "" or a value that does not parse:
+     * unknown). */
+    int window;
+    const char *link_costs;
     /* node_latency[a * N + b]: one-way latency in seconds between nodes a
      * and b, N = the number of distinct nodes, numbered in the order of their
      * lowest rank (the latency probe's result); NULL when not measured.
-     * coll_hier_cluster_map "probe" splits the nodes at its largest gap. */
+     * coll_hier_cluster_map "probe" splits the nodes at its largest gap;
+     * coll_hier_link_costs "probe" takes the network's and the backbone's
+     * latencies from it. */
     const double *node_latency;
     /* Torus: the ranks, in row-major order (the last dimension varying
      * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
@@ -143,11 +160,15 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
  * (auto, fallback or an algorithm). Returns the cached schedule of the chosen
  * algorithm and sets *chosen to its id; or returns NULL, sets *chosen to
  * HIER_ALG_FALLBACK and writes the reason (one phrase) to reason. The same
- * arguments give the same answer on every rank of the communicator. */
+ * arguments give the same answer on every rank of the communicator.
+ * auto decides once per size class (block bytes in [2^k, 2^(k+1))) with the
+ * time model; the call that decides writes one line to predictions (what
+ * was compared, what was picked), every other call writes "". */
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int requested, int root,
                                         size_t block_bytes, int *chosen,
-                                        char *reason, size_t reasonlen);
+                                        char *reason, size_t reasonlen,
+                                        char *predictions, size_t predictionslen);
 
 /* Blocks of TMP the schedule needs (the glue allocates them). */
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);

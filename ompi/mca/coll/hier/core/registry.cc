@@ -13,45 +13,53 @@ namespace {
 
 const char *fits_any(const Topology &) { return nullptr; }
 
-const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
-
-const char *declines_single_node(const Topology &topology, size_t)
-{
-    return topology.node_count() > 1 ? nullptr : "all ranks on one node";
-}
-
 const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "lg",
      "LG (Jeannot and Steffenel) for two clusters joined by a slow backbone: local "
      "aggregation, then ceil(n2/n1) backbone steps of 2 max(n1, n2) messages in all",
-     build_lg_alltoall, lg_unfit, picks_whenever_fit},
+     build_lg_alltoall, lg_unfit},
     {HIER_OP_ALLTOALL, "factor",
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
-     build_factor_alltoall, fits_any, declines_single_node},
+     build_factor_alltoall, fits_any},
     {HIER_OP_ALLTOALL, "edgecolor",
      "single-port alltoall in as many steps as the busiest NIC has inter-node messages (edge "
      "colouring); intra-node messages at once through shared memory",
-     build_edgecolor_alltoall, edgecolor_unfit, nullptr},
+     build_edgecolor_alltoall, edgecolor_unfit},
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
-     build_pairwise_alltoall, fits_any, nullptr},
+     build_pairwise_alltoall, fits_any},
+    {HIER_OP_ALLTOALL, "ring",
+     "store-and-forward ring (textbook): p - 1 rounds, each process forwards to its neighbour "
+     "what is left of the data",
+     build_ring_alltoall, fits_any},
+    {HIER_OP_ALLTOALL, "ring2",
+     "store-and-forward ring both ways round (textbook): half the data each way, "
+     "ceil((p - 1) / 2) rounds",
+     build_ring2_alltoall, fits_any},
+    {HIER_OP_ALLTOALL, "mesh",
+     "two-phase mesh (textbook) on an r x c grid of the ranks: a ring alltoall within rows, "
+     "then within columns, r + c - 2 rounds",
+     build_mesh_alltoall, fits_any},
+    {HIER_OP_ALLTOALL, "xor",
+     "1-factor exchange with partner j XOR i in round i (textbook), p - 1 rounds, p a power of two",
+     build_xor_alltoall, xor_unfit},
     {HIER_OP_SCATTER, "opt",
      "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
      "first; ceil((p - 1) / links) all-port steps",
-     build_opt_scatter, torus_unfit, picks_whenever_fit},
+     build_opt_scatter, torus_unfit},
     {HIER_OP_SCATTER, "sdf",
      "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
      "all-port, not optimal",
-     build_sdf_scatter, torus_unfit, nullptr},
+     build_sdf_scatter, torus_unfit},
     {HIER_OP_GATHER, "opt",
      "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
      "ceil((p - 1) / links) all-port steps",
-     build_opt_gather, torus_unfit, picks_whenever_fit},
+     build_opt_gather, torus_unfit},
     {HIER_OP_GATHER, "sdf",
      "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
      "direction first; all-port, not optimal",
-     build_sdf_gather, torus_unfit, nullptr},
+     build_sdf_gather, torus_unfit},
 };
 
 const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};
@@ -98,7 +106,8 @@ const char *algorithm_id_name(hier_op_t op, int id)
 const char *algorithm_id_description(hier_op_t op, int id)
 {
     if (id == HIER_ALG_AUTO) {
-        return "choose from the topology and the message size";
+        return "the row the time model predicts fastest, if it beats Open MPI's own by the margin; "
+               "else the fallback";
     }
     if (id == HIER_ALG_FALLBACK) {
         return "the collective Open MPI would use without hier";
@@ -107,9 +116,7 @@ const char *algorithm_id_description(hier_op_t op, int id)
     return algorithm ? algorithm->description : nullptr;
 }
 
-namespace {
-
-Choice fallback(const char *reason, const Algorithm *unfit = nullptr)
+Choice fallback(const char *reason, const Algorithm *unfit)
 {
     Choice choice;
     choice.reason = reason;
@@ -126,37 +133,8 @@ Choice pick(hier_op_t op, const Algorithm *algorithm)
     return choice;
 }
 
-Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes)
+Choice choose_requested(hier_op_t op, int requested, const Topology &topology)
 {
-    const char *first_reason = nullptr;
-    const char *first_unfit = nullptr;  // why the first row auto would pick does not apply
-    for (const Algorithm *algorithm : algorithms_for(op)) {
-        if (!algorithm->auto_declines) {
-            continue;
-        }
-        if (const char *why = algorithm->unfit(topology)) {
-            first_unfit = first_unfit ? first_unfit : why;
-            continue;
-        }
-        const char *declined = algorithm->auto_declines(topology, block_bytes);
-        if (!declined) {
-            return pick(op, algorithm);
-        }
-        first_reason = first_reason ? first_reason : declined;
-    }
-    if (first_reason || first_unfit) {
-        return fallback(first_reason ? first_reason : first_unfit);
-    }
-    return fallback("no hier algorithm suits this communicator");
-}
-
-} // namespace
-
-Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes)
-{
-    if (requested == HIER_ALG_AUTO) {
-        return choose_auto(op, topology, block_bytes);
-    }
     if (requested == HIER_ALG_FALLBACK) {
         return fallback("requested");
     }

@@ -77,6 +77,29 @@ Schedule ScheduleBuilder::build()
     return schedule;
 }
 
+void CopyMerger::add(uint32_t step, Region from, Region to)
+{
+    if (open_ && step == step_ && from.buffer == from_.buffer && to.buffer == to_.buffer &&
+        from.first == from_.first + from_.count && to.first == to_.first + to_.count) {
+        from_.count += from.count;
+        to_.count += to.count;
+        return;
+    }
+    flush();
+    open_ = true;
+    step_ = step;
+    from_ = from;
+    to_ = to;
+}
+
+void CopyMerger::flush()
+{
+    if (open_) {
+        b_.copy(step_, from_, to_);
+        open_ = false;
+    }
+}
+
 namespace {
 
 // The last round that read and that wrote each block of the three buffers.
