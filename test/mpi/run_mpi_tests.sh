@@ -90,12 +90,15 @@ readonly BAD_VALUES=(
 #   (e.g. --cart 4x4: also a periodic Cartesian communicator of those dims);
 # - expected verbose algorithm: what the verbose line on MPI_COMM_WORLD must
 #   name ("fallback" matches "fallback (why)"), or ALGORITHM@COMMUNICATOR for
-#   another communicator's line (e.g. "opt@coll_check cart-4x4").
+#   another communicator's line (e.g. "opt@coll_check cart-4x4"); with
+#   ALGORITHM#DIMS (e.g. "opt#4x4", "opt#2x4@coll_check cart-2x4") that line
+#   must also name the torus DIMS.
 # A row's checksum must equal the fallback's for the same collective, p and
 # coll_check arguments: the first fallback row of that kind, or, if none
-# comes first, a fallback run the driver makes on the row's map. So adding
-# an algorithm is one row, e.g.
-#   "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --cart 4x4|opt"
+# comes first, a fallback run the driver makes on the row's map (and its
+# mpirun arguments, checking the same communicator's line). So adding an
+# algorithm is one row, e.g.
+#   "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --cart 4x4|opt#4x4"
 # One run covers every datatype, count, root, in-place variant and
 # communicator of coll_check; each costs 1 to 5 s here at p <= 10 (scatter
 # and gather, with every root, 20 to 25 s at p = 16): choose maps with that
