@@ -13,6 +13,7 @@ using Arguments = std::vector<std::string>;
 
 int schedule(const Arguments &args);
 int alltoall(const Arguments &args);
+int torus(const Arguments &args);
 
 // Shared by the commands: parses "4,3,2,1" (positive integers), or writes
 // one line to stderr naming `what` and returns an empty vector.

@@ -43,7 +43,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"schedule", "schedule OP ALGORITHM NODE_SIZES [--clusters SIZES] [--root R]",
+    {"schedule", "schedule OP ALGORITHM NODE_SIZES [--clusters SIZES] [--torus DIMS] [--root R]",
      "simulate one algorithm of a collective on nodes of the given sizes: delivery, rounds, steps, "
      "messages per link class, port and NIC load",
      schedule},
@@ -53,6 +53,10 @@ const Command kCommands[] = {
      "(coll_hier_link_costs syntax; default: unknown), and what auto picks; --exact models B itself, not its "
      "size class's middle",
      alltoall},
+    {"torus", "torus DIMS",
+     "the OPT partition of a torus of the given sizes, e.g. 7x5 or 4x8x8 (region sizes, a picture for two "
+     "dimensions), the lower bound, and the simulated steps of opt and sdf scatter and gather",
+     torus},
 };
 
 void usage(FILE *out)

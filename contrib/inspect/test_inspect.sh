@@ -21,6 +21,13 @@ expect 0 schedule alltoall lg_at_once 2,2,1,3,1,1,2 --clusters 2,3,2
 expect 0 schedule alltoallv lg 1,1,1,1,1,1,1,1,1 --clusters 2,3,4
 expect 2 schedule alltoall nonesuch 4,3
 expect 2 schedule alltoall factor 4,x
+expect 0 torus 7x5
+expect 0 torus 2x2x2
+expect 0 schedule gather opt 1,1,1,1,1,1 --torus 2x3 --root 4
+expect 1 schedule scatter opt 1,1,1            # no torus: does not apply
+expect 2 schedule scatter opt 1,1,1 --torus 2x2
+expect 2 torus 8x
+expect 2 torus 1
 expect 2 nonesuch
 expect 0 alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536
 expect 0 alltoall 8

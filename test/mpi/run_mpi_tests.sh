@@ -91,16 +91,20 @@ readonly BAD_VALUES=(
 #   (e.g. --cart 4x4: also a periodic Cartesian communicator of those dims);
 # - expected verbose algorithm: what the verbose line on MPI_COMM_WORLD must
 #   name ("fallback" matches "fallback (why)"), or ALGORITHM@COMMUNICATOR for
-#   another communicator's line (e.g. "opt@coll_check cart-4x4").
+#   another communicator's line (e.g. "opt@coll_check cart-4x4"); with
+#   ALGORITHM#DIMS (e.g. "opt#4x4", "opt#2x4@coll_check cart-2x4") that line
+#   must also name the torus DIMS.
 # A row's checksum must equal the fallback's for the same collective, p and
 # coll_check arguments: the first fallback row of that kind, or, if none
-# comes first, a fallback run the driver makes on the row's map. So adding
-# an algorithm is one row, e.g.
-#   "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --cart 4x4|opt"
+# comes first, a fallback run the driver makes on the row's map (and its
+# mpirun arguments, checking the same communicator's line). So adding an
+# algorithm is one row, e.g.
+#   "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --cart 4x4|opt#4x4"
 # One run covers every datatype, count, root, in-place variant and
 # communicator of coll_check; each costs 1 to 5 s here at p <= 10 (scatter
 # and gather, with every root, 20 to 25 s at p = 16): choose maps with that
-# in mind. No algorithm of these collectives exists yet: `auto` must fall
+# in mind. Scatter and gather have `opt` and `sdf` on a torus, which `auto`
+# picks there (opt) and nowhere else; the other collectives' `auto` falls
 # back.
 readonly COLL_RUNS=(
     "scatter|fallback|4,3,2,1||fallback"
@@ -123,7 +127,24 @@ readonly COLL_RUNS=(
     "barrier|auto|5,4,4,2,1|-- --cart 4x4|fallback"
     "barrier|fallback|1,2,3||fallback"
     "barrier|auto|1,2,3||fallback"
+    # Tori: coll_hier_torus_dims (world, dup and reversed have its size; the
+    # parity halves have no torus and fall back) and periodic Cartesian
+    # communicators (coll_check's cart-DIMS), which win over the parameter.
+    # Counts 0, 1 and 4096 (7 adds time, not cases: no count is special
+    # here); 16 ranks once (every root costs 25 s there), the rest on 6 and 8.
+    "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|opt#4x4"
+    "scatter|sdf:4|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|sdf#2x2x2"
+    "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
+    "gather|opt:8|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
+    "scatter|opt|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|opt#1x3x2"
+    "gather|sdf|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|sdf#1x3x2"
+    "scatter|opt|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
+    "gather|auto|2,2,2,2|-- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
 )
+# coll_hier_torus_dims that does not parse or fit: "collective|node map|value",
+# with opt asked for; one error line, and the fallback's results (a row
+# above gives the checksum).
+readonly TORUS_BAD_VALUES=("scatter|2,2,2,2|8x" "gather|2,2,2,2|4x4")
 # Unknown algorithm names: "collective|node map" (a map of a row above
 # without extra args, whose fallback checksum the results must match).
 readonly COLL_BAD_VALUES=("scatter|5,1,1" "gather|1,2,3" "allgather|2,1" "allreduce|4,3,2,1"
@@ -271,18 +292,23 @@ expected_comm_lines() {
 # verbose lines of one run for one collective: one per communicator of size
 # > 1 (EXTRA_COMMS: how many the checker adds to the usual ones), and on
 # MPI_COMM_WORLD the algorithm WANT ("fallback" matches "fallback (why)"),
-# or, for WANT=ALGORITHM@COMMUNICATOR, on that communicator. CLUSTERS: how
-# many the cluster map makes of the map's nodes (shown on MPI_COMM_WORLD).
+# or, for WANT=ALGORITHM@COMMUNICATOR, on that communicator; with
+# ALGORITHM#DIMS[@COMMUNICATOR], that communicator's line must also name the
+# torus DIMS. CLUSTERS: how many the cluster map makes of the map's nodes
+# (shown on MPI_COMM_WORLD).
 check_verbose() {
-    local name=$1 map=$2 op=$3 want=${4%%@*} clusters=${5:-1} extra=${6:-0} p nodes lines line shape
-    local comm=MPI_COMM_WORLD
+    local name=$1 map=$2 op=$3 want=${4%%[@#]*} clusters=${5:-1} extra=${6:-0} p nodes lines line shape
+    local comm=MPI_COMM_WORLD torus=""
     [[ $4 == *@* ]] && comm=${4#*@}
+    [[ $4 == *#* ]] && torus=${4#*#} && torus=${torus%%@*}
     p=$(map_size "$map")
     nodes=$(map_nodes "$map")
-    # "(size 10, 4 nodes): " on MPI_COMM_WORLD; elsewhere only "): "
+    # "(size 10, 4 nodes): " on MPI_COMM_WORLD; elsewhere only "): ";
+    # either way ", torus DIMS" before the ")" when DIMS is given
     shape="(size $p, $nodes nodes"
     ((clusters > 1)) && shape+=", $clusters clusters"
     [[ $comm == MPI_COMM_WORLD ]] || shape=""
+    [[ -n $torus ]] && shape+=", torus $torus"
     lines=$(cat "$log.out" "$log.err" | grep "coll:hier: $op on " || true)
     # p = 1: every communicator has one rank and comm_query declines it, so
     # hier has no module anywhere and must print nothing at all.
@@ -595,7 +621,8 @@ for row in "${COLL_RUNS[@]}"; do
     done
     key="$op p=$(map_size "$map")${checker_extra[*]:+ ${checker_extra[*]}}"
     if [[ $alg != fallback && -z ${reference_checksum[$key]:-} ]]; then
-        run_coll "$op" fallback 1 "$map" fallback "$key"
+        # The same communicator and torus as the row's, asking for the fallback.
+        run_coll "$op" fallback 1 "$map" "fallback${want#"${want%%[#@]*}"}" "$key"
     fi
     run_coll "$op" "$alg" "$window" "$map" "$want" "$key"
 done
@@ -609,6 +636,18 @@ for bad in "${COLL_BAD_VALUES[@]}"; do
     check_result "$name: results"
     check_checksum "$name: checksum" "$op p=$p"
     ((plain)) || check_error_line "$name: error line" "coll_hier_${op}_algorithm"
+done
+
+for bad in "${TORUS_BAD_VALUES[@]}"; do
+    IFS='|' read -r op map dims <<<"$bad"
+    p=$(map_size "$map")
+    name="bad value: $op p=$p coll_hier_torus_dims=$dims"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+        --mca coll_hier_torus_dims "$dims" --mca "coll_hier_${op}_algorithm" opt \
+        -- "$coll_checker" --op "$op" --counts 0,1,4096
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$op p=$p --counts 0,1,4096"
+    ((plain)) || check_error_line "$name: error line" coll_hier_torus_dims
 done
 
 # Selection. Not asked for (not in the coll list, no priority set), hier is

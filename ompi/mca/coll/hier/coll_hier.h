@@ -47,6 +47,9 @@ typedef struct mca_coll_hier_previous_t {
 #define MCA_COLL_HIER_LINE_MAX 512
 /* auto's line of predictions (verbose 2): a name and a time per algorithm. */
 #define MCA_COLL_HIER_PREDICTIONS_MAX 1024
+/* Dimensions coll_hier_torus_dims may have (a Cartesian communicator may
+ * have any number). */
+#define MCA_COLL_HIER_TORUS_MAX_DIMS 16
 
 typedef struct mca_coll_hier_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -58,6 +61,7 @@ typedef struct mca_coll_hier_component_t {
     char *node_map;                  /* coll_hier_node_map */
     char *cluster_map;               /* coll_hier_cluster_map */
     char *link_costs;                /* coll_hier_link_costs */
+    char *torus_dims;                /* coll_hier_torus_dims */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
 
@@ -75,6 +79,10 @@ typedef struct mca_coll_hier_component_t {
     /* coll_hier_cluster_map's host patterns do not parse (checked once per
      * process): every communicator falls back. */
     bool cluster_map_invalid;
+    /* coll_hier_torus_dims, parsed once per process against MPI_COMM_WORLD. */
+    int torus_dims_state;
+    int torus_ndims;
+    int torus_sizes[MCA_COLL_HIER_TORUS_MAX_DIMS];
 } mca_coll_hier_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;

@@ -201,6 +201,18 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->link_costs);
 
+    c->torus_dims = NULL;
+    (void) mca_base_component_var_register(v, "torus_dims",
+        "The ranks form a torus of these dimension sizes, joined by x, e.g. \"8x8\" or "
+        "\"4x8x8\": ranks in row-major order (the last dimension varying fastest, as "
+        "MPI_Cart_coords numbers them). Its product must be the size of MPI_COMM_WORLD; it "
+        "applies to every communicator of that size. A Cartesian communicator periodic in "
+        "every dimension is a torus of its own dimensions, whatever this says. Empty: no "
+        "torus. A value that does not parse or fit is reported once and scatter and gather "
+        "fall back",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->torus_dims);
+
     for (int op = 0; op < HIER_OP_COUNT; ++op) {
         rc = hier_register_algorithm((hier_op_t) op);
         if (OPAL_SUCCESS != rc) {

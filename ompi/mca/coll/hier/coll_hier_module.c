@@ -14,11 +14,13 @@
 #include "opal/util/proc.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/topo/topo.h"
 #include "ompi/proc/proc.h"
 
 enum { HIER_TOPOLOGY_UNKNOWN = 0, HIER_TOPOLOGY_READY, HIER_TOPOLOGY_FAILED };
-/* mca_coll_hier_component.node_map_state; zero until the map is parsed. */
-enum { HIER_NODE_MAP_UNPARSED = 0, HIER_NODE_MAP_VALID, HIER_NODE_MAP_INVALID };
+/* mca_coll_hier_component.node_map_state and torus_dims_state; zero until
+ * the value is parsed. */
+enum { HIER_SETTING_UNPARSED = 0, HIER_SETTING_VALID, HIER_SETTING_INVALID };
 
 static int hier_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 static int hier_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -106,7 +108,7 @@ static void hier_parse_node_map_once(void)
     int *nodes, *clusters = NULL;
     bool valid;
 
-    if (HIER_NODE_MAP_UNPARSED != c->node_map_state) {
+    if (HIER_SETTING_UNPARSED != c->node_map_state) {
         return;
     }
     nodes = malloc(size * sizeof(*nodes));
@@ -123,7 +125,7 @@ static void hier_parse_node_map_once(void)
             c->node_map_cluster = valid ? clusters[c->node_map_node] : 0;
         }
     }
-    c->node_map_state = valid ? HIER_NODE_MAP_VALID : HIER_NODE_MAP_INVALID;
+    c->node_map_state = valid ? HIER_SETTING_VALID : HIER_SETTING_INVALID;
     if (!valid && 0 == ompi_comm_rank(world)) {
         fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
         fflush(stderr);
@@ -144,6 +146,65 @@ static void hier_check_cluster_map_once(void)
         fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
         fflush(stderr);
     }
+}
+
+/* Parses coll_hier_torus_dims once per process, against MPI_COMM_WORLD's
+ * size. A value that does not parse or fit is reported once, by world rank
+ * 0, and gives no communicator a torus (Cartesian ones keep theirs). */
+static void hier_parse_torus_dims_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    struct ompi_communicator_t *world = &ompi_mpi_comm_world.comm;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    if (HIER_SETTING_UNPARSED != c->torus_dims_state) {
+        return;
+    }
+    c->torus_ndims = hier_parse_torus_dims(c->torus_dims, ompi_comm_size(world), c->torus_sizes,
+                                           MCA_COLL_HIER_TORUS_MAX_DIMS, error, sizeof(error));
+    c->torus_dims_state = c->torus_ndims > 0 ? HIER_SETTING_VALID : HIER_SETTING_INVALID;
+    if (c->torus_ndims <= 0 && 0 == ompi_comm_rank(world)) {
+        fprintf(stderr, "coll:hier: %s; scatter and gather fall back to Open MPI's own\n", error);
+        fflush(stderr);
+    }
+}
+
+static bool hier_torus_dims_given(void)
+{
+    const char *dims = mca_coll_hier_component.torus_dims;
+    return NULL != dims && '\0' != dims[0];
+}
+
+/* The torus comm's ranks form, in row-major order: a Cartesian
+ * communicator's own dimensions when every one is periodic, else
+ * coll_hier_torus_dims when it covers comm. NULL (*ndims 0) for neither. */
+static const int *hier_torus_of(struct ompi_communicator_t *comm, int *ndims)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    int covered = 1;
+
+    if (OMPI_COMM_IS_CART(comm) && NULL != comm->c_topo && NULL != comm->c_topo->mtc.cart) {
+        const mca_topo_base_comm_cart_t *cart = comm->c_topo->mtc.cart;
+        bool periodic = cart->ndims > 0;
+        for (int d = 0; d < cart->ndims; ++d) {
+            periodic = periodic && cart->periods[d];
+        }
+        if (periodic) {
+            *ndims = cart->ndims;
+            return cart->dims;
+        }
+    }
+    if (HIER_SETTING_VALID == c->torus_dims_state) {
+        for (int d = 0; d < c->torus_ndims; ++d) {
+            covered *= c->torus_sizes[d];
+        }
+        if (covered == ompi_comm_size(comm)) {
+            *ndims = c->torus_ndims;
+            return c->torus_sizes;
+        }
+    }
+    *ndims = 0;
+    return NULL;
 }
 
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
@@ -168,6 +229,9 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
         }
         if (c->selection_priority >= 0 && !c->listed_alone) {
             hier_check_cluster_map_once();
+        }
+        if (c->selection_priority >= 0 && !c->listed_alone && hier_torus_dims_given()) {
+            hier_parse_torus_dims_once();
         }
     }
     if (c->listed_alone || c->selection_priority < 0 || OMPI_COMM_IS_INTER(comm) ||
@@ -250,6 +314,8 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
 {
     static bool cluster_map_reported = false;
     char error[MCA_COLL_HIER_LINE_MAX];
+    int torus_ndims;
+    const int *torus_dims = hier_torus_of(comm, &torus_ndims);
     hier_comm_input_t input = {
         .size = ompi_comm_size(comm),
         .rank = ompi_comm_rank(comm),
@@ -261,6 +327,8 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .host_names = host_names,
         /* comm's processes are all of the job's: every host pattern must match one of them */
         .job_wide = ompi_comm_size(comm) == ompi_comm_size(&ompi_mpi_comm_world.comm),
+        .torus_ndims = torus_ndims,
+        .torus_dims = torus_dims,
     };
     double *latency = NULL;
     int node_count;
@@ -331,7 +399,7 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
-        if (HIER_NODE_MAP_VALID != c->node_map_state) {
+        if (HIER_SETTING_VALID != c->node_map_state) {
             *why = "invalid coll_hier_node_map or coll_hier_cluster_map";
             return OMPI_ERROR;
         }
@@ -387,7 +455,7 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char *last = module->last_line[op];
     const bool first = '\0' == last[0];
-    char line[MCA_COLL_HIER_LINE_MAX], where[64];
+    char line[MCA_COLL_HIER_LINE_MAX], where[192], torus[128] = "";
     int nodes, clusters;
 
     if (c->verbose < 1 || 0 != ompi_comm_rank(comm) || (!first && c->verbose < 2)) {
@@ -395,9 +463,15 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     }
     nodes = NULL == module->topology ? 0 : hier_comm_node_count(module->topology);
     clusters = NULL == module->topology ? 1 : hier_comm_cluster_count(module->topology);
-    /* "(size 10, 4 nodes)", or "(size 9, 9 nodes, 2 clusters)" */
+    if (NULL != module->topology) {
+        hier_comm_torus(module->topology, torus, sizeof(torus));
+    }
+    /* "(size 10, 4 nodes)", "(size 9, 9 nodes, 2 clusters)", "(size 16, 1 nodes, torus 4x4)" */
     snprintf(where, sizeof(where), clusters > 1 ? "size %d, %d nodes, %d clusters" : "size %d, %d nodes",
              ompi_comm_size(comm), nodes, clusters);
+    if ('\0' != torus[0]) {
+        snprintf(where + strlen(where), sizeof(where) - strlen(where), ", torus %s", torus);
+    }
     if (c->verbose >= 2 && '\0' != predictions[0]) {
         opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", hier_op_name(op), comm->c_name,
                             where, predictions);

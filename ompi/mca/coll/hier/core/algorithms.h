@@ -8,6 +8,7 @@
 
 #include "schedule.h"
 #include "topology.h"
+#include "torus_partition.h"
 
 namespace hier {
 
@@ -77,5 +78,22 @@ Schedule build_mesh_alltoall(const Topology &topology, int rank, int root);
 // xor.cc: the text's XOR 1-factor alltoall, p a power of two, p - 1 rounds.
 const char *xor_unfit(const Topology &topology);
 Schedule build_xor_alltoall(const Topology &topology, int rank, int root);
+// torus_opt.cc: OPT scatter and gather on a torus (Mao, Chen and Watson).
+const char *torus_unfit(const Topology &topology);
+uint32_t opt_scatter_steps(const TorusPartition &partition);
+// With any partition (the registry's uses the topology's).
+Schedule build_opt_scatter_on(const Torus &torus, const TorusPartition &partition, int rank, int root);
+std::vector<Schedule> opt_scatter_schedules_on(const Torus &torus, const TorusPartition &partition, int root);
+Schedule build_opt_scatter(const Topology &topology, int rank, int root);
+Schedule build_opt_gather(const Topology &topology, int rank, int root);
+// Every rank's scatter or gather schedule, from one plan (for tests and tools:
+// the same schedules as the one-rank builders, much faster for all ranks).
+std::vector<Schedule> opt_schedules(const Topology &topology, hier_op_t op, int root);
+
+// torus_sdf.cc: SDF scatter and gather on a torus (Mao, Chen and Watson).
+uint32_t sdf_scatter_steps(const Torus &torus);
+Schedule build_sdf_scatter(const Topology &topology, int rank, int root);
+Schedule build_sdf_gather(const Topology &topology, int rank, int root);
+std::vector<Schedule> sdf_schedules(const Topology &topology, hier_op_t op, int root);
 
 } // namespace hier

@@ -179,15 +179,19 @@ std::string describe(const Comparison &comparison)
 namespace {
 
 // The rows' own rules (registry.h), for the collectives without a model:
-// the first row whose rule says yes, or the fallback with the first reason.
+// the first row whose rule says yes, or the fallback with the first reason
+// (a row's that does not apply, or whose rule declined).
 Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes)
 {
     const char *first_reason = nullptr;
     for (const Algorithm *algorithm : algorithms_for(op)) {
-        if (!algorithm->auto_declines || algorithm->unfit(topology)) {
+        if (!algorithm->auto_declines) {
             continue;
         }
-        const char *declined = algorithm->auto_declines(topology, block_bytes);
+        const char *declined = algorithm->unfit(topology);
+        if (!declined) {
+            declined = algorithm->auto_declines(topology, block_bytes);
+        }
         if (!declined) {
             return pick(op, algorithm);
         }
@@ -202,10 +206,12 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
                    const LinkCostSpec &costs, std::string *predictions)
 {
     if (op != HIER_OP_ALLTOALL) {
+        const Choice choice = choose_by_rule(op, topology, block_bytes);
         if (predictions) {
-            *predictions = std::string("no time model of Open MPI's ") + op_name(op) + ": by the rows' rules";
+            *predictions = std::string("no time model of Open MPI's ") + op_name(op) + "; by the rows' rules: " +
+                           (choice.algorithm ? choice.algorithm->name : "fallback");
         }
-        return choose_by_rule(op, topology, block_bytes);
+        return choice;
     }
     const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs);
     if (predictions) {

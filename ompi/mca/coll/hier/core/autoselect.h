@@ -6,8 +6,12 @@
 // order); a row is picked only if its prediction beats Open MPI's by
 // kAutoMargin, on every machine the link costs allow (link_costs.h: one when
 // the user gave every class, the corners of the unknown classes otherwise).
-// A communicator on one node, one larger than kMaxModelledRanks, and every
-// collective without a model of Open MPI's own algorithm fall back.
+// A communicator on one node and one larger than kMaxModelledRanks fall
+// back. The collectives without a model of Open MPI's own algorithms go by
+// the rows' rules (registry.h: Algorithm::auto_declines): opt on a torus,
+// whose step count is the lower bound of every scatter under the all-port
+// model; lg_at_once for alltoallv across clusters; the hypercube where costs
+// are uneven enough.
 //
 // Decisions are made per size class (block bytes in [2^k, 2^(k+1))), at the
 // class's middle; the caller caches them (capi.cc). tuned's thresholds are

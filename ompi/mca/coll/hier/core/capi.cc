@@ -1,4 +1,5 @@
 // The C ABI of hier_core.h over the C++ core.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -113,6 +114,27 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
                       errlen);
 }
 
+int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims, char *err, size_t errlen)
+{
+    try {
+        std::string error;
+        const std::vector<int> sizes = hier::parse_torus_dims(text ? text : "", ranks, &error);
+        if (sizes.size() > size_t(max_dims)) {
+            error = "coll_hier_torus_dims \"" + std::string(text) + "\" has more than " +
+                    std::to_string(max_dims) + " dimensions";
+        }
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return -1;
+        }
+        std::copy(sizes.begin(), sizes.end(), dims);
+        return static_cast<int>(sizes.size());
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_torus_dims: out of memory");
+        return -1;
+    }
+}
+
 int hier_check_link_costs(const char *text, char *err, size_t errlen)
 {
     try {
@@ -186,6 +208,26 @@ std::vector<std::string> host_names(const hier_comm_input_t &input, std::string 
     return names;
 }
 
+// The torus's sizes from the input, or empty and *error set when they do not
+// describe the communicator.
+std::vector<int> torus_of(const hier_comm_input_t &input, std::string *error)
+{
+    if (input.torus_ndims <= 0) {
+        return {};
+    }
+    std::vector<int> dims(input.torus_dims, input.torus_dims + input.torus_ndims);
+    long long covered = 1;
+    for (int size : dims) {
+        covered = size < 1 ? 0 : std::min(covered * size, 1LL << 40);
+    }
+    if (covered != input.size) {
+        *error = "torus of " + hier::Torus(dims).describe() + " does not cover the " + std::to_string(input.size) +
+                 " ranks of the communicator";
+        return {};
+    }
+    return dims;
+}
+
 // The cluster of each node of topology (numbered as it numbers them), from
 // a cluster per rank, the latency probe, host patterns or counts; empty and
 // *error set if the map does not fit.
@@ -234,6 +276,7 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         const std::vector<int> nodes(input->node_of_rank, input->node_of_rank + input->size);
         std::string error;
         const std::vector<int> cluster_of_node = clusters_of_nodes(hier::Topology(nodes), *input, &error);
+        const std::vector<int> torus_dims = error.empty() ? torus_of(*input, &error) : std::vector<int>();
         if (!error.empty()) {
             write_line(err, errlen, error);
             return nullptr;
@@ -248,7 +291,8 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
             hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
                               cluster_of_node);
         }
-        return new hier_comm{hier::Topology(nodes, cluster_of_node), input->rank, input->window, costs, {}, {}};
+        return new hier_comm{hier::Topology(nodes, cluster_of_node, torus_dims), input->rank, input->window, costs,
+                             {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
@@ -267,6 +311,15 @@ int hier_comm_node_count(const hier_comm_t *comm)
 int hier_comm_cluster_count(const hier_comm_t *comm)
 {
     return comm->topology.cluster_count();
+}
+
+void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)
+{
+    try {
+        write_line(out, len, comm->topology.torus() ? comm->topology.torus()->describe() : "");
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(out, len, "");
+    }
 }
 
 namespace {

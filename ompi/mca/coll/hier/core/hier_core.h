@@ -90,6 +90,13 @@ int hier_parse_node_map(const char *text, int size, int *node_of_rank,
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
                            char *err, size_t errlen);
 
+/* Parses coll_hier_torus_dims, "8x8" or "4x8x8": dimension sizes joined by
+ * x, whose product must be `ranks`. Writes up to max_dims sizes to dims and
+ * returns how many there are; on error (or more than max_dims) writes one
+ * line (no newline) to err and returns -1. */
+int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
+                          char *err, size_t errlen);
+
 /* Checks coll_hier_link_costs: "" (unknown), or comma-separated
  * CLASS=LATENCY:BANDWIDTH[:OVERHEAD] with CLASS node, network or backbone,
  * e.g. "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
@@ -158,6 +165,12 @@ typedef struct hier_comm_input {
      * coll_hier_link_costs "probe" takes the network's and the backbone's
      * latencies from it. */
     const double *node_latency;
+    /* Torus: the ranks, in row-major order (the last dimension varying
+     * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
+     * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:
+     * no torus. */
+    int torus_ndims;
+    const int *torus_dims;
 } hier_comm_input_t;
 
 /* Returns NULL on a map that does not parse or fit, and writes one line (no
@@ -169,6 +182,8 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
+/* The torus's dimension sizes as "4x4" (empty without a torus), cut to len. */
+void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
 
 /* Chooses the algorithm for one call. requested is an id of the registry
  * (auto, fallback or an algorithm). Returns the cached schedule of the chosen

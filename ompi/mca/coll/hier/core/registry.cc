@@ -51,6 +51,22 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "xor",
      "1-factor exchange with partner j XOR i in round i (textbook), p - 1 rounds, p a power of two",
      build_xor_alltoall, xor_unfit, nullptr, true},
+    {HIER_OP_SCATTER, "opt",
+     "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
+     "first; ceil((p - 1) / links) all-port steps",
+     build_opt_scatter, torus_unfit, picks_whenever_fit},
+    {HIER_OP_SCATTER, "sdf",
+     "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
+     "all-port, not optimal",
+     build_sdf_scatter, torus_unfit, nullptr},
+    {HIER_OP_GATHER, "opt",
+     "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
+     "ceil((p - 1) / links) all-port steps",
+     build_opt_gather, torus_unfit, picks_whenever_fit},
+    {HIER_OP_GATHER, "sdf",
+     "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
+     "direction first; all-port, not optimal",
+     build_sdf_gather, torus_unfit, nullptr},
 };
 
 const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier",

@@ -120,6 +120,17 @@ private:
     Region from_{}, to_{};
 };
 
+// The schedule run backwards, for the collective that mirrors it (a gather
+// from a scatter: same messages, reversed order and direction). Rounds come
+// in reverse order; every send becomes a receive from the same peer and vice
+// versa, copies go the other way, and SEND and RECV swap roles. A round of
+// step s moves its messages in step 2 (last_step - s) + 1 and its copies in
+// step 2 (last_step - s), before them: a round copies after its messages, so
+// reversed it must copy first. last_step must be the same on every rank (the
+// largest step of any rank's schedule, or more). Reductions have no reverse:
+// throws std::invalid_argument on one.
+Schedule time_reversed(const Schedule &schedule, uint32_t last_step);
+
 // One block of a buffer.
 inline Region block(hier_buffer_t buffer, int index)
 {
