@@ -8,6 +8,8 @@
 #     -m MIN:MAX      bytes per block (default 1024:1048576)
 #     -a ALGS         also run these named hier algorithms, comma-separated; ALG:W runs
 #                     ALG with coll_hier_window W (rounds in flight)
+#     -C MAP          coll_hier_cluster_map for hier (default: the scenario's clusters, as
+#                     counts; e.g. host patterns "a:hier-n[0-2];b:hier-n[3-8]", or probe)
 #     -s START        clock (default) or barrier: how iterations start (hier_bench)
 #     -r REPS         repetitions of every variant, interleaved (default 3)
 #     -i ITERS        hier_bench's timed iterations per size, up to 64 KiB (default 20;
@@ -33,9 +35,10 @@ scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
 collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0
-while getopts "c:m:a:s:r:i:o:k" opt; do
+cluster_map=
+while getopts "c:C:m:a:s:r:i:o:k" opt; do
     case $opt in
-    c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
+    c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
     s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
     *) usage ;;
     esac
@@ -61,6 +64,7 @@ fi
 # A scenario's clusters (nodes per cluster, in node order) are what
 # coll_hier_cluster_map takes: hier is told them, as a user would.
 scenario_clusters=$(sed -n 's/^clusters=//p' "$scenario")
+[ -n "$cluster_map" ] && scenario_clusters=$cluster_map
 variant_args() {  # variant -> mpirun arguments
     local hier="--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1"
     [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"

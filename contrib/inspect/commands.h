@@ -15,6 +15,8 @@ namespace hier::inspect {
 using Arguments = std::vector<std::string>;
 
 int schedule(const Arguments &args);
+int alltoall(const Arguments &args);
+int torus(const Arguments &args);
 int embed(const Arguments &args);
 int embed_gains(const Arguments &args);
 

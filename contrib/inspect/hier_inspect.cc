@@ -43,10 +43,20 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"schedule", "schedule OP ALGORITHM NODE_SIZES [--clusters SIZES] [--root R]",
+    {"schedule", "schedule OP ALGORITHM NODE_SIZES [--clusters SIZES] [--torus DIMS] [--root R]",
      "simulate one algorithm of a collective on nodes of the given sizes: delivery, rounds, steps, "
      "messages per link class, port and NIC load",
      schedule},
+    {"alltoall", "alltoall NODE_SIZES [--clusters SIZES] [--costs LINK_COSTS] [--bytes B [--exact]] [--window W]",
+     "every alltoall schedule that applies and Open MPI's own: rounds, messages and bytes per link class "
+     "(node/network/backbone), the time the model predicts on each machine the link costs allow "
+     "(coll_hier_link_costs syntax; default: unknown), and what auto picks; --exact models B itself, not its "
+     "size class's middle",
+     alltoall},
+    {"torus", "torus DIMS",
+     "the OPT partition of a torus of the given sizes, e.g. 7x5 or 4x8x8 (region sizes, a picture for two "
+     "dimensions), the lower bound, and the simulated steps of opt and sdf scatter and gather",
+     torus},
     {"embed", "embed COST_FILE | embed --random SIZE MAX SEED | embed --nodes SIZES [--clusters SIZES]",
      "every hypercube embedding of a cost matrix (coll_hier_cost's file format, random costs 1..MAX, or "
      "locality's on nodes of consecutive ranks): calc_cost, gain over blind, what auto does",

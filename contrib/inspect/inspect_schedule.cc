@@ -73,7 +73,7 @@ int schedule(const Arguments &args)
     hier_op_t op;
     if (!op_by_name(args[0], &op)) {
         std::fprintf(stderr, "hier-inspect: \"%s\" is not a collective; expected alltoall, scatter, gather, allgather, "
-                             "allreduce or barrier\n", args[0].c_str());
+                             "allreduce, barrier or alltoallv\n", args[0].c_str());
         return 2;
     }
     const Algorithm *algorithm = algorithm_by_name(op, args[1]);
@@ -87,13 +87,23 @@ int schedule(const Arguments &args)
         return 2;
     }
     std::vector<int> cluster_of_node;
+    std::vector<int> torus_dims;
     int root = -1;
+    const int ranks = Topology::from_node_sizes(sizes).size();
     for (size_t i = 3; i < args.size(); i += 2) {
-        if (i + 1 >= args.size() || (args[i] != "--clusters" && args[i] != "--root")) {
-            std::fprintf(stderr, "hier-inspect: schedule takes --clusters SIZES and --root R after the node sizes\n");
+        if (i + 1 >= args.size() || (args[i] != "--clusters" && args[i] != "--root" && args[i] != "--torus")) {
+            std::fprintf(stderr, "hier-inspect: schedule takes --clusters SIZES, --torus DIMS and --root R after the "
+                                 "node sizes\n");
             return 2;
         }
-        if (args[i] == "--clusters") {
+        if (args[i] == "--torus") {
+            std::string error;
+            torus_dims = parse_torus_dims(args[i + 1], ranks, &error);
+            if (!error.empty()) {
+                std::fprintf(stderr, "hier-inspect: %s\n", error.c_str());
+                return 2;
+            }
+        } else if (args[i] == "--clusters") {
             std::string error;
             cluster_of_node = parse_cluster_map(args[i + 1], int(sizes.size()), &error);
             if (!error.empty()) {
@@ -109,7 +119,7 @@ int schedule(const Arguments &args)
     for (int rank = 0; rank < nodes.size(); ++rank) {
         node_of_rank[rank] = nodes.node_of(rank);
     }
-    const Topology topology(node_of_rank, cluster_of_node);
+    const Topology topology(node_of_rank, cluster_of_node, torus_dims);
     const bool rooted = op == HIER_OP_SCATTER || op == HIER_OP_GATHER;
     if (rooted && (root < 0 || root >= topology.size())) {
         if (root != -1) {

@@ -17,8 +17,17 @@ expect() {  # expect CODE ARGS...: runs the tool, checks its exit code
 }
 expect 0 schedule alltoall factor 4,3,2,1
 expect 0 schedule alltoall lg 1,1,1,1,1,1,1,1,1 --clusters 3,6
+expect 0 schedule alltoall lg_at_once 2,2,1,3,1,1,2 --clusters 2,3,2
+expect 0 schedule alltoallv lg 1,1,1,1,1,1,1,1,1 --clusters 2,3,4
 expect 2 schedule alltoall nonesuch 4,3
 expect 2 schedule alltoall factor 4,x
+expect 0 torus 7x5
+expect 0 torus 2x2x2
+expect 0 schedule gather opt 1,1,1,1,1,1 --torus 2x3 --root 4
+expect 1 schedule scatter opt 1,1,1            # no torus: does not apply
+expect 2 schedule scatter opt 1,1,1 --torus 2x2
+expect 2 torus 8x
+expect 2 torus 1
 expect 0 embed --random 12 20 3
 printf '0 1 5\n1 0 2\n5 2 0\n' >/tmp/hier-inspect-costs.$$
 expect 0 embed /tmp/hier-inspect-costs.$$
@@ -33,5 +42,25 @@ expect 0 embed-gains --sizes 8,16 --topologies 3 --max 20
 expect 2 embed-gains --sizes 12
 expect 2 embed-gains --topologies
 expect 2 nonesuch
+expect 0 alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536
+expect 0 alltoall 8
+expect 2 alltoall 4,3 --costs network=30us
+expect 2 alltoall 4,3 --bytes 0
+expect 2 alltoall 4,3 --window
+# what auto picks: Open MPI's linear on uneven nodes; lg over tuned's Bruck across two clusters
+expect_line() {  # expect_line TEXT ARGS...: exit 0 and a line containing TEXT
+    local text=$1
+    shift
+    expect 0 "$@"
+    if ! grep -q -F -- "$text" /tmp/hier-inspect.$$; then
+        echo "FAIL: hier-inspect $* printed no line with: $text"
+        cat /tmp/hier-inspect.$$
+        failed=1
+    fi
+}
+expect_line "auto picks fallback: no hier algorithm predicted" alltoall 4,3,2,1 --bytes 262144
+expect_line "auto picks fallback: all ranks on one node" alltoall 8
+expect_line "auto picks lg" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
+expect_line "open-mpi(bruck)" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
 rm -f /tmp/hier-inspect.$$
 exit $failed

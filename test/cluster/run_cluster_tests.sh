@@ -92,7 +92,8 @@ build() {   # build NAME SOURCE: an MPI program into $logdir/bin
 build cluster_hello "$here/cluster_hello.c"
 build cluster_pingpong "$here/cluster_pingpong.c"
 checker=$repo/test/mpi/alltoall_check
-if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ]]; then
+if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ||
+      $repo/test/mpi/check_common.h -nt $checker ]]; then
     build alltoall_check "$repo/test/mpi/alltoall_check.c" && checker=$logdir/bin/alltoall_check
 fi
 hello=$logdir/bin/cluster_hello pingpong=$logdir/bin/cluster_pingpong
@@ -177,8 +178,10 @@ test_uneven_smp() {
             else
                 fail "uneven-smp: alltoall_check by $placement" "exit $rc, ${summary:-no summary}"; show_tail "$log"
             fi
+            # The decision is auto's (the fallback, from its time model, on these
+            # nodes); what matters here is the shape hier found.
             check "uneven-smp: hier finds 4 nodes through locality (by $placement)" "see $logdir/$log.log" \
-                grep -qF "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): factor" "$logdir/$log.log"
+                grep -qF "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): " "$logdir/$log.log"
         done
     fi
     # Bandwidth: one rank on each of two nodes, through two 200 Mbit/s NICs.
@@ -295,18 +298,19 @@ torus_paths() {
 test_torus() {
     if ! up torus; then fail "torus: up" "$(why_up torus)"; return; fi
     pass "torus: up"
-    # hier-n0 = (0,0) to hier-n10 = (2,2): dimension 0 first, so
-    # n0 -t0p-> n1 -t0p-> n2 -t1p-> n6 -t1p-> n10; hier-n4's t1p is off the path.
+    # hier-n0 = (0,0) to hier-n10 = (2,2) (row-major: node k at (k div 4, k mod 4)):
+    # dimension 0 first, so n0 -t0p-> n4 -t0p-> n8 -t1p-> n9 -t1p-> n10; hier-n1's
+    # t1p (the way dimension 1 first would take) is off the path.
     local route; route=$("$cluster" exec hier-n0 ip route get 10.77.0.11)
     check "torus: hier-n0 routes to hier-n10 over t0p with its host address" "$route" \
         contains "$route" "dev t0p src 10.77.0.1 "
     torus_paths
     local n1 n2 off
-    n1=$(counter 1 t0p) n2=$(counter 2 t1p) off=$(counter 4 t1p)
+    n1=$(counter 4 t0p) n2=$(counter 8 t1p) off=$(counter 1 t1p)
     if pingpong torus-far hier-n0,hier-n10 -n 5 1 1048576; then
         local d1 d2 doff
-        d1=$(($(counter 1 t0p) - n1)) d2=$(($(counter 2 t1p) - n2)) doff=$(($(counter 4 t1p) - off))
-        info "torus hier-n0 <-> hier-n10 (4 hops): 1 MiB at $MBIT Mbit/s, 1-byte round trip $RTT1_US us; forwarded: hier-n1 t0p $d1 B, hier-n2 t1p $d2 B, off-path hier-n4 t1p $doff B"
+        d1=$(($(counter 4 t0p) - n1)) d2=$(($(counter 8 t1p) - n2)) doff=$(($(counter 1 t1p) - off))
+        info "torus hier-n0 <-> hier-n10 (4 hops): 1 MiB at $MBIT Mbit/s, 1-byte round trip $RTT1_US us; forwarded: hier-n4 t0p $d1 B, hier-n8 t1p $d2 B, off-path hier-n1 t1p $doff B"
         # 5 timed + 2 warm-up round trips of 1 MiB leave n0 towards n10.
         check "torus: traffic to a non-neighbour crosses the intermediate nodes" "$d1 B, $d2 B" \
             test "$d1" -gt $((7 * 1048576)) -a "$d2" -gt $((7 * 1048576))

@@ -2,18 +2,21 @@
 # run_mpi_tests.sh: the MPI test layer of coll/hier (DESIGN.md, "Testing layers").
 #
 # Runs alltoall_check under mpirun on one host with node maps that impose
-# uneven SMP nodes, for every alltoall algorithm, and checks
-#   - that every case matches the point-to-point reference (alltoall_check);
+# uneven SMP nodes, for every alltoall algorithm, alltoallv_check for the
+# alltoallv algorithms, and coll_check for scatter, gather, allgather,
+# allreduce and barrier from one table of runs (COLL_RUNS), and checks
+#   - that every case matches the point-to-point reference (the checkers);
 #   - that the verbose line names the algorithm that was asked for;
-#   - that every run's checksum equals the fallback run's for the same p;
+#   - that every run's checksum equals the fallback run's for the same
+#     collective, p and checker arguments;
 #   - that bad parameter values give exactly one clear stderr line naming the
 #     parameter, and still correct results (through the fallback).
 # The last line of output is "N passed, M failed"; the exit code is nonzero if
 # anything failed.
 #
-# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK
+# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK COLL_CHECK ALLTOALLV_CHECK
 #   --plain    run the matrix without coll/hier (coll list without "hier",
-#              no verbose or error-line assertions): checks the checker and
+#              no verbose or error-line assertions): checks the checkers and
 #              this driver against plain Open MPI
 #   --logdir   where each run's stdout/stderr go (default: a new temp dir)
 #   --timeout  seconds before a run counts as hung (default 120)
@@ -41,12 +44,16 @@ while (($#)); do
     esac
     shift
 done
-if (($# != 1)); then usage >&2; exit 2; fi
-checker=$1
-if [[ ! -x $checker ]]; then
-    echo "run_mpi_tests.sh: $checker is not an executable" >&2
-    exit 2
-fi
+if (($# != 3)); then usage >&2; exit 2; fi
+alltoall_checker=$1
+coll_checker=$2
+alltoallv_checker=$3
+for checker in "$alltoall_checker" "$coll_checker" "$alltoallv_checker"; do
+    if [[ ! -x $checker ]]; then
+        echo "run_mpi_tests.sh: $checker is not an executable" >&2
+        exit 2
+    fi
+done
 [[ -n $logdir ]] || logdir=$(mktemp -d "${TMPDIR:-/tmp}/hier-mpi-tests.XXXXXX")
 mkdir -p "$logdir"
 MPIRUN=${MPIRUN:-mpirun}
@@ -58,14 +65,135 @@ readonly MAPS=("1" "2,1" "1,2,3" "4,3,2,1" "5,1,1" "3,3,3" "5,4,4,2,1")
 # ALGORITHM[:WINDOW]: coll_hier_window too, so that the strict round order
 # (1, the default) and windows of rounds in flight both run over real MPI.
 readonly ALGORITHMS=(factor factor:64 edgecolor:8 pairwise:4 auto)
-# What `auto` must pick on a map of two or more nodes.
-readonly AUTO_EXPECTED=factor
-# Bad values: "p|node map|algorithm|parameter the error line must name".
+# What `auto` must pick on these maps, with the link costs unknown: Open
+# MPI's own (tuned's linear for these sizes, or its Bruck at p = 16, which
+# no hier row beats on every machine the costs could be).
+readonly AUTO_EXPECTED=fallback
+# The textbook family, on the maps that show its shapes (not every map:
+# the MPI layer's time; the unit tests run every p up to 64):
+# "map|ALGORITHM[:WINDOW]". ring: p = 6 and 7; ring2: p = 3 and 10; mesh:
+# 2 x 3 and 3 x 3; xor: p = 16, the one power of two.
+readonly TEXTBOOK_RUNS=("1,2,3|ring" "5,1,1|ring:4" "2,1|ring2" "4,3,2,1|ring2:3"
+                        "1,2,3|mesh" "3,3,3|mesh:2" "5,4,4,2,1|xor:8")
+# Bad values: "p|node map|algorithm|parameter the error line must name[|NAME=VALUE]",
+# the last an extra MCA parameter.
 readonly BAD_VALUES=(
     "10|4,3|auto|coll_hier_node_map"                # sums to 7, not 10
     "3|x|auto|coll_hier_node_map"                   # does not parse
     "5|0,5|auto|coll_hier_node_map"                 # a node of size 0
     "10|4,3,2,1|bogus|coll_hier_alltoall_algorithm" # unknown algorithm
+    "10|4,3,2,1|auto|coll_hier_link_costs|coll_hier_link_costs=network=30us"  # no bandwidth
+)
+
+# cost_file KIND N: writes a random symmetric matrix (costs 1..9, 1 on the
+# diagonal) of N rows into the log directory, coll_hier_cost's file format,
+# and prints its path; KIND names what its rows are (ranks or nodes).
+cost_file() {
+    local file=$logdir/costs-$1-$2.txt
+    awk -v n="$2" -v seed="$2" 'BEGIN {
+        srand(seed)
+        for (a = 0; a < n; ++a) for (b = a; b < n; ++b) c[a, b] = c[b, a] = (a == b ? 1 : 1 + int(9 * rand()))
+        for (a = 0; a < n; ++a) { row = ""; for (b = 0; b < n; ++b) row = row (b ? " " : "") c[a, b]; print row }
+    }' >"$file"
+    echo "$file"
+}
+
+# The other collectives: one coll_check run per row,
+#   "collective|algorithm[:window]|node map|extra args|expected verbose algorithm"
+# - extra args: mpirun arguments, then, after a lone --, coll_check's own
+#   (e.g. --cart 4x4: also a periodic Cartesian communicator of those dims);
+# - expected verbose algorithm: what the verbose line on MPI_COMM_WORLD must
+#   name ("fallback" matches "fallback (why)"), or ALGORITHM@COMMUNICATOR for
+#   another communicator's line (e.g. "opt@coll_check cart-4x4"); with
+#   ALGORITHM#DIMS (e.g. "opt#4x4", "opt#2x4@coll_check cart-2x4") that line
+#   must also name the torus DIMS.
+# A row's checksum must equal the fallback's for the same collective, p and
+# coll_check arguments: the first fallback row of that kind, or, if none
+# comes first, a fallback run the driver makes on the row's map (and its
+# mpirun arguments, checking the same communicator's line). So adding an
+# algorithm is one row, e.g.
+#   "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --cart 4x4|opt#4x4"
+# One run covers every datatype, count, root, in-place variant and
+# communicator of coll_check; each costs 1 to 5 s here at p <= 10 (scatter
+# and gather, with every root, 20 to 25 s at p = 16): choose maps with that
+# in mind. Scatter and gather have `opt` and `sdf` on a torus, which `auto`
+# picks there (opt) and nowhere else. Barrier, allreduce and allgather have
+# `hypercube`, which `auto` picks where the embedding's calc_cost is at
+# least 15 % below the blind embedding's (here, coll_hier_cost locality:
+# 2,1 43 %, 1,2,3 45 %, 2,2,2 29 %, 3,3,3 28 %, 4,3,2,1 25 %; 5,4,4,2,1
+# 0 %, `hier-inspect embed --nodes MAP`) and messages are small (the first
+# call, which the verbose line reports, is one of Open MPI's own small
+# internal ones: MPI_Comm_split's allgather, MPI_Comm_dup's allreduce).
+readonly COLL_RUNS=(
+    "scatter|fallback|4,3,2,1||fallback"
+    "scatter|auto|4,3,2,1||fallback"
+    "scatter|fallback|5,1,1||fallback"
+    "scatter|auto|5,1,1||fallback"
+    "gather|fallback|4,3,2,1||fallback"
+    "gather|auto|4,3,2,1||fallback"
+    "gather|fallback|1,2,3||fallback"
+    "gather|auto|1,2,3||fallback"
+    "allgather|fallback|3,3,3||fallback"
+    "allgather|auto|3,3,3||hypercube"
+    "allgather|fallback|2,1||fallback"
+    "allgather|auto|2,1||hypercube"
+    "allreduce|fallback|4,3,2,1||fallback"
+    "allreduce|auto|4,3,2,1||hypercube"
+    "allreduce|fallback|2,2,2|-- --cart 3x2|fallback"
+    "allreduce|auto|2,2,2|-- --cart 3x2|hypercube"
+    "barrier|fallback|5,4,4,2,1|-- --cart 4x4|fallback"
+    "barrier|auto|5,4,4,2,1|-- --cart 4x4|fallback"
+    "barrier|fallback|1,2,3||fallback"
+    "barrier|auto|1,2,3||hypercube"
+    # The hypercube on each embedding once and each cost source once
+    # (locality, a matrix of MPI_COMM_WORLD's ranks, a matrix of the map's
+    # nodes, the latency probe), folded and not, with windows.
+    "barrier|hypercube:8|5,1,1|--mca coll_hier_hypercube_embedding refine|hypercube"
+    "barrier|hypercube|4,4,4,4|--mca coll_hier_hypercube_embedding blind|hypercube"
+    "allreduce|hypercube|4,3,2,1|--mca coll_hier_hypercube_embedding dim2 --mca coll_hier_cost file:$(cost_file ranks 10)|hypercube"
+    "allreduce|hypercube:3|2,2,2|--mca coll_hier_hypercube_embedding eff --mca coll_hier_cost probe -- --cart 3x2|hypercube"
+    "allgather|hypercube|3,3,3|--mca coll_hier_hypercube_embedding tsts|hypercube"
+    "allgather|hypercube:64|2,1|--mca coll_hier_cost file:$(cost_file nodes 2)|hypercube"
+    # Tori: coll_hier_torus_dims (world, dup and reversed have its size; the
+    # parity halves have no torus and fall back) and periodic Cartesian
+    # communicators (coll_check's cart-DIMS), which win over the parameter.
+    # Counts 0, 1 and 4096 (7 adds time, not cases: no count is special
+    # here); 16 ranks once (every root costs 25 s there), the rest on 6 and 8.
+    "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|opt#4x4"
+    "scatter|sdf:4|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|sdf#2x2x2"
+    "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
+    "gather|opt:8|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
+    "scatter|opt|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|opt#1x3x2"
+    "gather|sdf|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|sdf#1x3x2"
+    "scatter|opt|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
+    "gather|auto|2,2,2,2|-- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
+)
+# coll_hier_torus_dims that does not parse or fit: "collective|node map|value",
+# with opt asked for; one error line, and the fallback's results (a row
+# above gives the checksum).
+readonly TORUS_BAD_VALUES=("scatter|2,2,2,2|8x" "gather|2,2,2,2|4x4")
+# Unknown algorithm names: "collective|node map" (a map of a row above
+# without extra args, whose fallback checksum the results must match).
+readonly COLL_BAD_VALUES=("scatter|5,1,1" "gather|1,2,3" "allgather|2,1" "allreduce|4,3,2,1"
+                          "barrier|1,2,3")
+# The alltoall by the hypercube algorithm on the cost-aware embedding:
+# "node map|embedding|cost source|window", each embedding and cost source
+# once; file:ranks and file:nodes are matrices cost_file writes.
+readonly HYPERCUBE_ALLTOALL_RUNS=(
+    "4,3,2,1|auto|locality|1"
+    "5,1,1|blind|locality|4"
+    "1,2,3|dim2|file:ranks|1"
+    "3,3,3|tsts|probe|1"
+    "2,1|eff|locality|1"
+    "5,4,4,2,1|refine|file:nodes|8"
+)
+# Bad hypercube settings: "parameter|value"; one line naming the
+# parameter, and the fallback's results.
+printf '0 1\n2 0\n' >"$logdir/costs-asymmetric.txt"
+readonly HYPERCUBE_BAD_VALUES=(
+    "coll_hier_cost|bogus"
+    "coll_hier_cost|file:$logdir/costs-asymmetric.txt"
+    "coll_hier_hypercube_embedding|bogus"
 )
 
 # ------------------------------------------------------------- mpirun setup
@@ -131,15 +259,20 @@ fail() {
     fi
 }
 
-# run_check NAME P MCA_ARGS...: runs alltoall_check on P ranks with extra
-# mpirun arguments; leaves the log base name in $log and the exit code in $rc.
+# run_check NAME P MPIRUN_ARGS... -- CHECKER [ARGS...]: runs a checker on P
+# ranks with extra mpirun arguments; leaves the log base name in $log, the
+# exit code in $rc and the checker's name (the prefix of its lines) in $prog.
 run_check() {
     local name=$1 p=$2; shift 2
+    local extra=()
+    while [[ $1 != -- ]]; do extra+=("$1"); shift; done
+    shift
+    prog=$(basename "$1")
     run_no=$((run_no + 1))
     log=$logdir/$(printf '%02d' "$run_no")-${name//[^A-Za-z0-9=_.-]/_}
     local pin
     tuned_pin "$p"
-    local cmd=("$MPIRUN" "${mpirun_args[@]}" "$@" "${pin[@]}" -np "$p" "$checker")
+    local cmd=("$MPIRUN" "${mpirun_args[@]}" "${extra[@]}" "${pin[@]}" -np "$p" "$@")
     echo "${cmd[*]}" >"$log.cmd"
     rc=0
     # mpirun's own --timeout kills every process of the job; the outer timeout
@@ -147,32 +280,36 @@ run_check() {
     timeout -k 10 $((timeout_s + 30)) "${cmd[@]}" >"$log.out" 2>"$log.err" || rc=$?
 }
 
-# check_result NAME: the run exited 0 and alltoall_check reported no failure.
+# check_result NAME: the run exited 0 and its checker reported no failure.
 check_result() {
     local summary
-    summary=$(grep -E '^alltoall_check: [0-9]+ passed, [0-9]+ failed$' "$log.out" || true)
+    summary=$(grep -E "^$prog: [0-9]+ passed, [0-9]+ failed\$" "$log.out" || true)
     if ((rc == 124 || rc == 137)) ||
        grep -q 'time limit for job execution has been reached' "$log.err"; then
         fail "$1" "timed out after ${timeout_s} s" "$log"
     elif [[ -z $summary ]]; then
         fail "$1" "no summary line (exit code $rc)" "$log"
     elif [[ $summary != *" 0 failed" ]] || ((rc != 0)); then
-        fail "$1" "${summary#alltoall_check: } (exit code $rc)" "$log"
+        fail "$1" "${summary#"$prog: "} (exit code $rc)" "$log"
     else
-        pass "$1 (${summary#alltoall_check: })"
+        pass "$1 (${summary#"$prog: "})"
     fi
 }
 
-# check_checksum NAME P: equal to the fallback run's checksum for the same p
-# (alltoall_check's checksum depends only on p and its case list).
+# The checksum line of the last run, or nothing.
+log_checksum() { sed -n "s/^$prog: checksum \([0-9a-f]*\)\$/\1/p" "$log.out"; }
+
+# check_checksum NAME KEY: equal to the checksum of the fallback run of KEY
+# (a checker's checksum depends only on p and its case list: the key is p,
+# with the collective and checker arguments for coll_check).
 declare -A reference_checksum
 check_checksum() {
     local sum
-    sum=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
+    sum=$(log_checksum)
     if [[ -z $sum ]]; then
         fail "$1" "no checksum line" "$log"
     elif [[ -z ${reference_checksum[$2]:-} ]]; then
-        echo "SKIP: $1 (no fallback run for p=$2 to compare with)"
+        echo "SKIP: $1 (no fallback run for $2 to compare with)"
     elif [[ $sum != "${reference_checksum[$2]}" ]]; then
         fail "$1" "checksum $sum differs from the fallback run's ${reference_checksum[$2]}" "$log"
     else
@@ -180,26 +317,45 @@ check_checksum() {
     fi
 }
 
-# expected_comm_lines P: communicators alltoall_check uses that have more than
+# expected_comm_lines P: communicators the checkers use that have more than
 # one rank (hier declines size-1 communicators, so they print nothing):
 # world, dup and reversed have p ranks, the parity halves ceil(p/2), floor(p/2).
+# Sections that run the checker with --comms LIST set comms_in_use to LIST.
+comms_in_use=world,dup,parity,reversed
 expected_comm_lines() {
-    local p=$1 n=0
-    ((p > 1)) && n=3
-    (((p + 1) / 2 > 1)) && n=$((n + 1))
-    ((p / 2 > 1)) && n=$((n + 1))
+    local p=$1 n=0 kind
+    for kind in world dup reversed; do
+        [[ ,$comms_in_use, == *,$kind,* ]] && ((p > 1)) && n=$((n + 1))
+    done
+    if [[ ,$comms_in_use, == *,parity,* ]]; then
+        (((p + 1) / 2 > 1)) && n=$((n + 1))
+        ((p / 2 > 1)) && n=$((n + 1))
+    fi
     echo "$n"
 }
 
-# check_verbose NAME MAP ALGORITHM [CLUSTERS]: the verbose lines of one run
-# (CLUSTERS: how many the cluster map makes of the map's nodes).
+# check_verbose NAME MAP COLLECTIVE WANT [CLUSTERS] [EXTRA_COMMS]: the
+# verbose lines of one run for one collective: one per communicator of size
+# > 1 (EXTRA_COMMS: how many the checker adds to the usual ones), and on
+# MPI_COMM_WORLD the algorithm WANT ("fallback" matches "fallback (why)"),
+# or, for WANT=ALGORITHM@COMMUNICATOR, on that communicator; with
+# ALGORITHM#DIMS[@COMMUNICATOR], that communicator's line must also name the
+# torus DIMS. CLUSTERS: how many the cluster map makes of the map's nodes
+# (shown on MPI_COMM_WORLD).
 check_verbose() {
-    local name=$1 map=$2 alg=$3 clusters=${4:-1} p nodes lines world want shape
+    local name=$1 map=$2 op=$3 want=${4%%[@#]*} clusters=${5:-1} extra=${6:-0} p nodes lines line shape
+    local comm=MPI_COMM_WORLD torus=""
+    [[ $4 == *@* ]] && comm=${4#*@}
+    [[ $4 == *#* ]] && torus=${4#*#} && torus=${torus%%@*}
     p=$(map_size "$map")
     nodes=$(map_nodes "$map")
-    shape="size $p, $nodes nodes"
+    # "(size 10, 4 nodes): " on MPI_COMM_WORLD; elsewhere only "): ";
+    # either way ", torus DIMS" before the ")" when DIMS is given
+    shape="(size $p, $nodes nodes"
     ((clusters > 1)) && shape+=", $clusters clusters"
-    lines=$(cat "$log.out" "$log.err" | grep 'coll:hier: alltoall on ' || true)
+    [[ $comm == MPI_COMM_WORLD ]] || shape=""
+    [[ -n $torus ]] && shape+=", torus $torus"
+    lines=$(cat "$log.out" "$log.err" | grep "coll:hier: $op on " || true)
     # p = 1: every communicator has one rank and comm_query declines it, so
     # hier has no module anywhere and must print nothing at all.
     if ((p == 1)); then
@@ -207,23 +363,23 @@ check_verbose() {
         else pass "$name (no line: size-1 communicators are declined)"; fi
         return
     fi
-    case $alg in auto) want=$AUTO_EXPECTED ;; *) want=$alg ;; esac
-    world=$(grep -F 'coll:hier: alltoall on MPI_COMM_WORLD ' <<<"$lines" || true)
-    local names dups count
-    names=$(sed -E 's/.*coll:hier: alltoall on (.*) \(size [0-9]+.*/\1/' <<<"$lines")
+    line=$(grep -F "coll:hier: $op on $comm (" <<<"$lines" || true)
+    local names dups count expected
+    names=$(sed -E "s/.*coll:hier: $op on (.*) \(size [0-9]+.*/\1/" <<<"$lines")
     dups=$(sort <<<"$names" | uniq -d)
     count=$(grep -c . <<<"$lines" || true)
-    if [[ $(grep -c . <<<"$world" || true) != 1 ]]; then
-        fail "$name" "expected one verbose line for MPI_COMM_WORLD, got: ${world:-none}" "$log"
-    elif [[ $world != *"($shape): $want" && $world != *"($shape): $want ("*")" ]]; then
-        fail "$name" "expected '($shape): $want', got: $world" "$log"
+    expected=$(($(expected_comm_lines "$p") + extra))
+    if [[ $(grep -c . <<<"$line" || true) != 1 ]]; then
+        fail "$name" "expected one verbose line for $comm, got: ${line:-none}" "$log"
+    elif [[ $line != *"$shape): $want" && $line != *"$shape): $want ("*")" ]]; then
+        fail "$name" "expected '$shape): $want', got: $line" "$log"
     elif [[ -n $dups ]]; then
-        # Each communicator prints once (alltoall_check names them all apart).
+        # Each communicator prints once (the checkers name them all apart).
         fail "$name" "more than one verbose line for: $dups" "$log"
-    elif ((count != $(expected_comm_lines "$p"))); then
-        fail "$name" "$count verbose lines, expected $(expected_comm_lines "$p") (one per communicator of size > 1)" "$log"
+    elif ((count != expected)); then
+        fail "$name" "$count verbose lines, expected $expected (one per communicator of size > 1)" "$log"
     else
-        pass "$name (${world##*: })"
+        pass "$name (${line##*: })"
     fi
 }
 
@@ -244,6 +400,41 @@ check_error_line() {
     fi
 }
 
+# cart_comms P ARGS...: 1 if coll_check ARGS add a Cartesian communicator on
+# P ranks (--cart DIMS whose product is P; coll_check skips it otherwise).
+cart_comms() {
+    local p=$1 dims product=1 d; shift
+    while (($#)); do
+        if [[ $1 == --cart && -n ${2:-} ]]; then
+            IFS=x read -ra dims <<<"$2"
+            for d in "${dims[@]}"; do product=$((product * d)); done
+            ((product == p)) && { echo 1; return; }
+        fi
+        shift
+    done
+    echo 0
+}
+
+# run_coll COLLECTIVE ALGORITHM WINDOW MAP WANT KEY: one coll_check run, with
+# the arrays mpirun_extra and checker_extra; the first fallback run of KEY
+# gives its reference checksum.
+run_coll() {
+    local op=$1 alg=$2 window=$3 map=$4 want=$5 key=$6 p name
+    p=$(map_size "$map")
+    name="$op: map=$map p=$p alg=$alg window=$window${checker_extra[*]:+ (${checker_extra[*]})}"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+        --mca coll_hier_window "$window" --mca "coll_hier_${op}_algorithm" "$alg" \
+        --mca coll_hier_verbose 1 "${mpirun_extra[@]}" -- "$coll_checker" --op "$op" "${checker_extra[@]}"
+    check_result "$name: results"
+    if [[ $alg == fallback && -z ${reference_checksum[$key]:-} ]]; then
+        reference_checksum[$key]=$(log_checksum)
+    else
+        check_checksum "$name: checksum" "$key"
+    fi
+    ((plain)) || check_verbose "$name: verbose" "$map" "$op" "$want" 1 \
+        "$(cart_comms "$p" "${checker_extra[@]}")"
+}
+
 # --------------------------------------------------------------------- runs
 
 echo "run_mpi_tests.sh: Open MPI ${ompi_version:-unknown}, coll list $coll_list," \
@@ -251,107 +442,57 @@ echo "run_mpi_tests.sh: Open MPI ${ompi_version:-unknown}, coll list $coll_list,
 ((bruck_bug)) && echo "run_mpi_tests.sh: pinning tuned alltoall to pairwise for p >= $BRUCK_BUG_MIN_P (open-mpi/ompi#10488)"
 start=$SECONDS
 
-for map in "${MAPS[@]}"; do
+# run_variant MAP VARIANT: one run of ALGORITHM[:WINDOW] on a node map,
+# checked for results, the checksum against the fallback's (or recorded as
+# the reference, for the fallback) and the verbose line.
+run_variant() {
+    local map=$1 variant=$2 p alg window=1 name want
     p=$(map_size "$map")
+    alg=${variant%%:*}
+    [[ $variant == *:* ]] && window=${variant#*:}
+    name="map=$map p=$p alg=$alg window=$window"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
+        --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- "$alltoall_checker"
+    check_result "$name: results"
+    if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then
+        reference_checksum[$p]=$(log_checksum)
+    else
+        check_checksum "$name: checksum" "$p"
+    fi
+    want=$alg
+    [[ $alg == auto ]] && want=$AUTO_EXPECTED
+    # xor runs only on a power-of-two number of ranks; elsewhere it falls back.
+    [[ $alg == xor ]] && (((p & (p - 1)) != 0)) && want=fallback
+    ((plain)) || check_verbose "$name: verbose" "$map" alltoall "$want"
+}
+
+for map in "${MAPS[@]}"; do
     # Fallback first: its checksum is the reference for the others.
     for variant in fallback "${ALGORITHMS[@]}"; do
-        alg=${variant%%:*}
-        window=1
-        [[ $variant == *:* ]] && window=${variant#*:}
-        name="map=$map p=$p alg=$alg window=$window"
-        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
-            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
-        check_result "$name: results"
-        if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then
-            reference_checksum[$p]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
-        else
-            check_checksum "$name: checksum" "$p"
-        fi
-        ((plain)) || check_verbose "$name: verbose" "$map" "$alg"
+        run_variant "$map" "$variant"
     done
 done
-
-for bad in "${BAD_VALUES[@]}"; do
-    IFS='|' read -r p map alg param <<<"$bad"
-    name="bad value: p=$p map=$map alg=$alg"
-    # No verbose: its line could name the parameter too (in a fallback reason).
-    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_alltoall_algorithm "$alg"
-    check_result "$name: results"
-    check_checksum "$name: checksum" "$p"
-    ((plain)) || check_error_line "$name: error line" "$param"
+for run in "${TEXTBOOK_RUNS[@]}"; do
+    run_variant "${run%%|*}" "${run#*|}"
 done
 
-# Two clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, by name,
-# with a window, and picked by auto. With a node map the cluster map counts
-# its nodes, so split communicators inherit their members' clusters too.
-readonly CLUSTER_CASES=("1,1,1,1,1,1,1|3,4" "2,2,1,1,1|2,3" "3,1,2|2,1")
-for case in "${CLUSTER_CASES[@]}"; do
-    IFS='|' read -r map clusters <<<"$case"
+# The hypercube alltoall: results, checksum, and a verbose line naming the
+# embedding asked for (and the probe's line when costs are probed).
+for run in "${HYPERCUBE_ALLTOALL_RUNS[@]}"; do
+    IFS='|' read -r map embedding cost window <<<"$run"
     p=$(map_size "$map")
-    for variant in fallback lg lg:8 auto; do
-        alg=${variant%%:*}
-        window=1
-        [[ $variant == *:* ]] && window=${variant#*:}
-        name="map=$map clusters=$clusters p=$p alg=$alg window=$window"
-        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
-            --mca coll_hier_cluster_map "$clusters" --mca coll_hier_window "$window" \
-            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1
-        check_result "$name: results"
-        if [[ $alg == fallback ]]; then
-            reference_checksum[$p/clusters]=$(sed -n 's/^alltoall_check: checksum \([0-9a-f]*\)$/\1/p' "$log.out")
-        else
-            check_checksum "$name: checksum" "$p/clusters"
-        fi
-        [[ $alg == auto ]] && alg=lg
-        ((plain)) || check_verbose "$name: verbose" "$map" "$alg" 2
-    done
-done
-name="bad value: cluster map 3,5 over 7 nodes"
-run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
-    --mca coll_hier_cluster_map 3,5
-check_result "$name: results"
-check_checksum "$name: checksum" "7/clusters"
-((plain)) || check_error_line "$name: error line" coll_hier_cluster_map
-
-# The hypercube alltoall on the cost-aware embedding: each embedding once,
-# each cost source once (locality, a file of world ranks, a file of nodes,
-# the latency probe), powers of two and not (folded ranks), windows.
-# Rows: "node map|embedding|cost source|window"; "file:ranks" and
-# "file:nodes" stand for random matrices the driver writes over
-# MPI_COMM_WORLD's ranks or the map's nodes. The barrier, allreduce and
-# allgather hypercubes are checked by coll_check's rows.
-readonly HYPERCUBE_CASES=(
-    "4,3,2,1|auto|locality|1"
-    "5,1,1|blind|locality|4"
-    "1,2,3|dim2|file:ranks|1"
-    "3,3,3|tsts|probe|1"
-    "2,1|eff|locality|1"
-    "5,4,4,2,1|refine|file:nodes|8"
-)
-# cost_file KIND P NODES: writes a random symmetric matrix (costs 1..9) over
-# P ranks or NODES nodes into the log directory and prints its path.
-cost_file() {
-    local n=$2 file=$logdir/costs-$1-$2-$3.txt
-    [[ $1 == nodes ]] && n=$3
-    awk -v n="$n" -v seed="$n" 'BEGIN {
-        srand(seed)
-        for (a = 0; a < n; ++a) for (b = a; b < n; ++b) c[a, b] = c[b, a] = (a == b ? 1 : 1 + int(9 * rand()))
-        for (a = 0; a < n; ++a) { row = ""; for (b = 0; b < n; ++b) row = row (b ? " " : "") c[a, b]; print row }
-    }' >"$file"
-    echo "$file"
-}
-for case in "${HYPERCUBE_CASES[@]}"; do
-    IFS='|' read -r map embedding cost window <<<"$case"
-    p=$(map_size "$map")
-    [[ $cost == file:* ]] && cost=file:$(cost_file "${cost#file:}" "$p" "$(map_nodes "$map")")
+    case $cost in
+        file:ranks) cost=file:$(cost_file ranks "$p") ;;
+        file:nodes) cost=file:$(cost_file nodes "$(map_nodes "$map")") ;;
+    esac
     name="map=$map p=$p alg=hypercube embedding=$embedding cost=${cost%%:*} window=$window"
     run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
         --mca coll_hier_alltoall_algorithm hypercube --mca coll_hier_hypercube_embedding "$embedding" \
-        --mca coll_hier_cost "$cost" --mca coll_hier_verbose 1
+        --mca coll_hier_cost "$cost" --mca coll_hier_verbose 1 -- "$alltoall_checker"
     check_result "$name: results"
     check_checksum "$name: checksum" "$p"
     if ((!plain)); then
-        check_verbose "$name: verbose" "$map" hypercube
+        check_verbose "$name: verbose" "$map" alltoall hypercube
         world=$(cat "$log.out" "$log.err" | grep -F 'coll:hier: alltoall on MPI_COMM_WORLD ' || true)
         if [[ $embedding != auto && $world != *"hypercube ($embedding embedding, "* ]]; then
             fail "$name: embedding" "the verbose line does not name the $embedding embedding: $world" "$log"
@@ -362,29 +503,241 @@ for case in "${HYPERCUBE_CASES[@]}"; do
         fi
     fi
 done
-# Bad values: each must give one line naming coll_hier_cost or
-# coll_hier_hypercube_embedding, and the fallback's results.
-printf '0 1\n2 0\n' >"$logdir/costs-asymmetric.txt"
-readonly HYPERCUBE_BAD=(
-    "coll_hier_cost|bogus"
-    "coll_hier_cost|file:$logdir/costs-asymmetric.txt"
-    "coll_hier_hypercube_embedding|bogus"
-)
-for bad in "${HYPERCUBE_BAD[@]}"; do
+for bad in "${HYPERCUBE_BAD_VALUES[@]}"; do
     IFS='|' read -r param value <<<"$bad"
     name="bad value: $param=$value"
     run_check "$name" 6 --mca coll "$coll_list" --mca coll_hier_node_map 1,2,3 \
-        --mca coll_hier_alltoall_algorithm hypercube --mca "$param" "$value"
+        --mca coll_hier_alltoall_algorithm hypercube --mca "$param" "$value" -- "$alltoall_checker"
     check_result "$name: results"
     check_checksum "$name: checksum" 6
     ((plain)) || check_error_line "$name: error line" "$param"
+done
+
+for bad in "${BAD_VALUES[@]}"; do
+    IFS='|' read -r p map alg param extra <<<"$bad"
+    name="bad value: p=$p map=$map alg=$alg${extra:+ $extra}"
+    extra_args=()
+    [[ -n $extra ]] && extra_args=(--mca "${extra%%=*}" "${extra#*=}")
+    # No verbose: its line could name the parameter too (in a fallback reason).
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_alltoall_algorithm "$alg" \
+        "${extra_args[@]}" -- "$alltoall_checker"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p"
+    ((plain)) || check_error_line "$name: error line" "$param"
+done
+
+# Verbose 2: rank 0 prints what auto's time model compared, one line per
+# communicator and size class (decisions are cached per class), naming
+# Open MPI's own choice and what it picked; the network's latency comes
+# from the latency probe, its bandwidth is unknown (two machines).
+if ((!plain)); then
+    name="auto verbose 2: map=4,3,2,1 with link costs node=1us:40Gbit/s,probe"
+    run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 --mca coll_hier_verbose 2 \
+        --mca coll_hier_link_costs "node=1us:40Gbit/s,probe" -- "$alltoall_checker"
+    check_result "$name: results"
+    check_checksum "$name: checksum" 10
+    world=$(grep -F 'coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): model at ' "$log.err" || true)
+    classes=$(sed -E 's/.*: model at ([0-9]+) B\/block.*/\1/' <<<"$world" | sort | uniq -d)
+    if [[ -z $world ]]; then
+        fail "$name: predictions" "no predictions line for MPI_COMM_WORLD" "$log"
+    elif grep -v -q -E '2 cost sets, probed latency [^:]+: open-mpi\(linear(_sync)?\) [^,]+, factor .*; picks fallback$' \
+            <<<"$world"; then
+        fail "$name: predictions" "a line does not compare Open MPI's linear with every row: $(head -n1 <<<"$world")" "$log"
+    elif [[ -n $classes ]]; then
+        fail "$name: predictions" "decided twice for blocks of $classes bytes" "$log"
+    else
+        pass "$name: predictions ($(grep -c . <<<"$world") size classes; $(head -n1 <<<"$world" | cut -c1-120)...)"
+    fi
+fi
+
+# Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg and
+# lg_at_once by name, with a window, and auto's pick. With a node map the
+# cluster map counts its nodes, so split communicators inherit their
+# members' clusters too. "NODE MAP|CLUSTERS|VARIANTS|CHECKER ARGUMENTS": SMP
+# clusters and three clusters run the checker's --quick counts, to keep the
+# layer's time down. auto keeps Open MPI's linear on these small maps, and
+# picks an lg on 8 + 8 one-process nodes, where tuned's Bruck (p >= 16, these
+# small blocks) crosses the backbone in every one of its rounds and lg once:
+# on every machine the unknown link costs could be. (That case is compared
+# with the fallback's run on 5,4,4,2,1: the checksum depends on p only.)
+readonly CLUSTER_CASES=(
+    "1,1,1,1,1,1,1|3,4|fallback lg lg:8 lg_at_once auto|"
+    "2,2,1,1,1|2,3|fallback lg lg:8 lg_at_once auto|"
+    "3,1,2|2,1|fallback lg lg_at_once:4 auto|--quick"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg lg_at_once:4 auto|--quick"
+    "2,1,1,2,1,1|2,2,2|fallback lg:3 lg_at_once auto|--quick"
+    "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1|8,8|auto|"
+)
+# What auto must pick on 16 ranks across a backbone of unknown costs.
+readonly AUTO_ACROSS_CLUSTERS=lg_at_once
+for case in "${CLUSTER_CASES[@]}"; do
+    IFS='|' read -r map clusters variants args <<<"$case"
+    read -ra checker_args <<<"$args"
+    p=$(map_size "$map")
+    key="$p/$clusters/$args"
+    [[ $variants == *fallback* ]] || reference_checksum[$key]=${reference_checksum[$p]:-}
+    for variant in $variants; do
+        alg=${variant%%:*}
+        window=1
+        [[ $variant == *:* ]] && window=${variant#*:}
+        name="map=$map clusters=$clusters p=$p alg=$alg window=$window${args:+ $args}"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+            --mca coll_hier_cluster_map "$clusters" --mca coll_hier_window "$window" \
+            --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- "$alltoall_checker" \
+            "${checker_args[@]}"
+        check_result "$name: results"
+        if [[ $alg == fallback ]]; then
+            reference_checksum[$key]=$(log_checksum)
+        else
+            check_checksum "$name: checksum" "$key"
+        fi
+        [[ $alg == auto ]] && alg=$( ((p >= 16)) && echo "$AUTO_ACROSS_CLUSTERS" || echo fallback)
+        ((plain)) || check_verbose "$name: verbose" "$map" alltoall "$alg" "$(map_nodes "$clusters")"
+    done
+done
+name="bad value: cluster map 3,5 over 7 nodes"
+run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
+    --mca coll_hier_cluster_map 3,5 -- "$alltoall_checker"
+check_result "$name: results"
+check_checksum "$name: checksum" "7/3,4/"
+((plain)) || check_error_line "$name: error line" coll_hier_cluster_map
+
+# Clusters by host patterns (coll_hier_cluster_map CLUSTER:HOSTS;...). On
+# one host every rank has the same host name, so what can run here is a map
+# naming this host, one cluster (auto: the fallback across the node map's
+# nodes), and the maps that must be refused, each in one line naming the
+# parameter, with the fallback's results. Several clusters of real hosts are
+# the cluster layer's (README, "The emulated cluster").
+host=$(hostname -s)
+host_args=(--counts 0,7 --types "int,vector,contig->vector" --comms world,parity)
+comms_in_use=world,parity
+readonly HOST_MAP_NODES=2,1,3
+p=$(map_size "$HOST_MAP_NODES")
+name="host map: fallback reference, p=$p"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_alltoall_algorithm fallback -- "$alltoall_checker" "${host_args[@]}"
+check_result "$name: results"
+reference_checksum[$p/hosts]=$(log_checksum)
+name="host map: here:$host is one cluster"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_cluster_map "here:$host" --mca coll_hier_verbose 1 -- "$alltoall_checker" "${host_args[@]}"
+check_result "$name: results"
+check_checksum "$name: checksum" "$p/hosts"
+((plain)) || check_verbose "$name: verbose" "$HOST_MAP_NODES" alltoall "$AUTO_EXPECTED"
+# "MAP|what the error line says about it"
+readonly BAD_HOST_MAPS=(
+    "here:$host[3-1]|runs backwards"
+    "here:$host;there:nosuchhost[1-3]|which matches no host of the job"
+    "there:nosuchhost|leaves host \"$host\" (rank 0) in no cluster"
+    "a:$host;b:$host|puts host \"$host\" in clusters \"a\" and \"b\""
+)
+for bad in "${BAD_HOST_MAPS[@]}"; do
+    IFS='|' read -r cluster_map says <<<"$bad"
+    name="bad value: host map $cluster_map"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+        --mca coll_hier_cluster_map "$cluster_map" -- "$alltoall_checker" "${host_args[@]}"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p/hosts"
+    if ((!plain)); then
+        check_error_line "$name: error line" "coll_hier_cluster_map \"$cluster_map\" "
+        if grep -qF "$says" "$log.err"; then pass "$name: says $says"
+        else fail "$name: says" "the error line does not say: $says" "$log"; fi
+    fi
+done
+comms_in_use=world,dup,parity,reversed
+
+# Alltoallv (alltoallv_check: count patterns with zeros, every datatype
+# class, MPI_IN_PLACE): every alltoallv algorithm against the fallback's
+# checksum, on SMP nodes and on clusters. "NODE MAP|CLUSTERS|VARIANTS|
+# CHECKER ARGUMENTS".
+readonly ALLTOALLV_CASES=(
+    "4,3,2,1||fallback factor pairwise:4 edgecolor auto|"
+    "2,2,1,1,1|2,3|fallback lg lg_at_once:8 auto|"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg:4 lg_at_once|--comms world,parity"
+)
+for case in "${ALLTOALLV_CASES[@]}"; do
+    IFS='|' read -r map clusters variants args <<<"$case"
+    read -ra checker_args <<<"$args"
+    comms_in_use=world,dup,parity,reversed
+    [[ $args == *--comms* ]] && comms_in_use=${args#*--comms }
+    p=$(map_size "$map")
+    key="alltoallv/$p/$args"
+    cluster_args=()
+    [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
+    for variant in $variants; do
+        alg=${variant%%:*}
+        window=1
+        [[ $variant == *:* ]] && window=${variant#*:}
+        name="alltoallv map=$map${clusters:+ clusters=$clusters} p=$p alg=$alg window=$window"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+            --mca coll_hier_window "$window" --mca coll_hier_alltoallv_algorithm "$alg" --mca coll_hier_verbose 1 \
+            -- "$alltoallv_checker" "${checker_args[@]}"
+        check_result "$name: results"
+        if [[ $alg == fallback ]]; then
+            reference_checksum[$key]=$(log_checksum)
+        else
+            check_checksum "$name: checksum" "$key"
+        fi
+        if [[ $alg == auto ]]; then
+            alg=fallback
+            [[ -n $clusters ]] && alg=lg_at_once
+        fi
+        ((plain)) || check_verbose "$name: verbose" "$map" alltoallv "$alg" \
+            "$( [[ -n $clusters ]] && map_nodes "$clusters" || echo 1)"
+    done
+done
+comms_in_use=world,dup,parity,reversed
+
+# The other collectives, row by row of COLL_RUNS.
+for row in "${COLL_RUNS[@]}"; do
+    IFS='|' read -r op variant map extra want <<<"$row"
+    alg=${variant%%:*}
+    window=1
+    [[ $variant == *:* ]] && window=${variant#*:}
+    # extra: mpirun arguments, then after a lone --, coll_check's.
+    mpirun_extra=() checker_extra=() after=0
+    read -ra words <<<"$extra"
+    for word in "${words[@]}"; do
+        if ((!after)) && [[ $word == -- ]]; then after=1
+        elif ((after)); then checker_extra+=("$word")
+        else mpirun_extra+=("$word"); fi
+    done
+    key="$op p=$(map_size "$map")${checker_extra[*]:+ ${checker_extra[*]}}"
+    if [[ $alg != fallback && -z ${reference_checksum[$key]:-} ]]; then
+        # The same communicator and torus as the row's, asking for the fallback.
+        run_coll "$op" fallback 1 "$map" "fallback${want#"${want%%[#@]*}"}" "$key"
+    fi
+    run_coll "$op" "$alg" "$window" "$map" "$want" "$key"
+done
+
+for bad in "${COLL_BAD_VALUES[@]}"; do
+    IFS='|' read -r op map <<<"$bad"
+    p=$(map_size "$map")
+    name="bad value: $op p=$p map=$map alg=bogus"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+        --mca "coll_hier_${op}_algorithm" bogus -- "$coll_checker" --op "$op"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$op p=$p"
+    ((plain)) || check_error_line "$name: error line" "coll_hier_${op}_algorithm"
+done
+
+for bad in "${TORUS_BAD_VALUES[@]}"; do
+    IFS='|' read -r op map dims <<<"$bad"
+    p=$(map_size "$map")
+    name="bad value: $op p=$p coll_hier_torus_dims=$dims"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+        --mca coll_hier_torus_dims "$dims" --mca "coll_hier_${op}_algorithm" opt \
+        -- "$coll_checker" --op "$op" --counts 0,1,4096
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$op p=$p --counts 0,1,4096"
+    ((plain)) || check_error_line "$name: error line" coll_hier_torus_dims
 done
 
 # Selection. Not asked for (not in the coll list, no priority set), hier is
 # loaded but changes nothing: no verbose line, Open MPI's results.
 if ((!plain)); then
     name="selection: hier installed, not asked for"
-    run_check "$name" 3 --mca coll_hier_verbose 1 --mca coll_hier_node_map 2,1
+    run_check "$name" 3 --mca coll_hier_verbose 1 --mca coll_hier_node_map 2,1 -- "$alltoall_checker"
     check_result "$name: results"
     check_checksum "$name: checksum" 3
     if grep -q 'coll:hier' "$log.out" "$log.err"; then fail "$name: silent" "hier printed a line" "$log"
@@ -393,7 +746,7 @@ if ((!plain)); then
     # Alone in the coll list, Open MPI cannot start (every collective needs
     # a provider): one line says which list to use, before Open MPI's error.
     name="selection: --mca coll hier alone"
-    run_check "$name" 2 --mca coll hier
+    run_check "$name" 2 --mca coll hier -- "$alltoall_checker"
     if ((rc == 0)); then fail "$name" "the job started, though no collective has a provider" "$log"
     else check_error_line "$name: error line" "use --mca coll hier,tuned,libnbc,basic,inter,self" 0; fi
 fi

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 
 #include "memory_transport.h"
@@ -47,7 +48,8 @@ struct Expectation {
     uint8_t received(int rank, size_t block, size_t offset) const
     {
         switch (op) {
-        case HIER_OP_ALLTOALL: return sent(int(block), size_t(rank), offset);
+        case HIER_OP_ALLTOALL:
+        case HIER_OP_ALLTOALLV: return sent(int(block), size_t(rank), offset);
         case HIER_OP_SCATTER: return sent(root, size_t(rank), offset);
         case HIER_OP_GATHER:
         case HIER_OP_ALLGATHER: return sent(int(block), 0, offset);
@@ -101,6 +103,131 @@ std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<
         }
     }
     return {};
+}
+
+namespace {
+
+// Blocks of the given sizes placed in a shuffled order, each after a gap of
+// 0 to 3 bytes; the buffer's size is the return value.
+size_t scatter_blocks(const std::vector<size_t> &sizes, std::mt19937 &random, std::vector<size_t> &start)
+{
+    std::vector<size_t> order(sizes.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    std::shuffle(order.begin(), order.end(), random);
+    start.assign(sizes.size(), 0);
+    size_t at = 0;
+    for (size_t block : order) {
+        at += random() % 4;
+        start[block] = at;
+        at += sizes[block];
+    }
+    return at + random() % 4;
+}
+
+constexpr uint8_t kGap = 0xEE;
+
+// The first pass: every TMP block's size, per rank; or empty and *error.
+std::vector<std::vector<size_t>> tmp_sizes(const Topology &topology, const std::vector<Schedule> &schedules,
+                                           const std::vector<std::vector<size_t>> &bytes, int window,
+                                           std::string *error)
+{
+    const int p = topology.size();
+    MemoryWorld world(p, sizeof(uint64_t));
+    for (int rank = 0; rank < p; ++rank) {
+        auto &send = world.buffer(rank, HIER_BUF_SEND);
+        send.resize(size_t(p) * sizeof(uint64_t));
+        for (int dest = 0; dest < p; ++dest) {
+            const uint64_t size = bytes[rank][dest];
+            std::memcpy(send.data() + size_t(dest) * sizeof size, &size, sizeof size);
+        }
+        world.buffer(rank, HIER_BUF_RECV).assign(size_t(p) * sizeof(uint64_t), 0);
+    }
+    if (std::string failed = world.run(schedules, window); !failed.empty()) {
+        *error = "size pass: " + failed;
+        return {};
+    }
+    std::vector<std::vector<size_t>> sizes(p);
+    for (int rank = 0; rank < p; ++rank) {
+        const auto &tmp = world.buffer(rank, HIER_BUF_TMP);
+        for (size_t at = 0; at < tmp.size(); at += sizeof(uint64_t)) {
+            uint64_t size;
+            std::memcpy(&size, tmp.data() + at, sizeof size);
+            sizes[rank].push_back(size_t(size));
+        }
+    }
+    return sizes;
+}
+
+} // namespace
+
+std::string run_alltoallv_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
+                                const std::vector<std::vector<size_t>> &bytes, unsigned seed, int window)
+{
+    const int p = topology.size();
+    std::string error;
+    const std::vector<std::vector<size_t>> tmp = tmp_sizes(topology, schedules, bytes, window, &error);
+    if (!error.empty()) {
+        return error;
+    }
+    std::mt19937 random(seed);
+    MemoryWorld world(p, 0);
+    std::vector<std::vector<size_t>> recv_start(p), recv_sizes(p);
+    for (int rank = 0; rank < p; ++rank) {
+        std::vector<size_t> start;
+        auto &send = world.buffer(rank, HIER_BUF_SEND);
+        send.assign(scatter_blocks(bytes[rank], random, start), kGap);
+        for (int dest = 0; dest < p; ++dest) {
+            for (size_t offset = 0; offset < bytes[rank][dest]; ++offset) {
+                send[start[dest] + offset] = pattern(rank, dest, offset);
+            }
+        }
+        world.set_blocks(rank, HIER_BUF_SEND, start, bytes[rank]);
+        for (int source = 0; source < p; ++source) {
+            recv_sizes[rank].push_back(bytes[source][rank]);
+        }
+        world.buffer(rank, HIER_BUF_RECV).assign(scatter_blocks(recv_sizes[rank], random, recv_start[rank]), kGap);
+        world.set_blocks(rank, HIER_BUF_RECV, recv_start[rank], recv_sizes[rank]);
+        std::vector<size_t> packed;
+        size_t total = 0;
+        for (size_t size : tmp[rank]) {
+            packed.push_back(total);
+            total += size;
+        }
+        world.buffer(rank, HIER_BUF_TMP).assign(total, 0);
+        world.set_blocks(rank, HIER_BUF_TMP, packed, tmp[rank]);
+    }
+    if (std::string failed = world.run(schedules, window); !failed.empty()) {
+        return "data pass: " + failed;
+    }
+    for (int rank = 0; rank < p; ++rank) {
+        std::vector<uint8_t> expected(world.buffer(rank, HIER_BUF_RECV).size(), kGap);
+        for (int source = 0; source < p; ++source) {
+            for (size_t offset = 0; offset < recv_sizes[rank][source]; ++offset) {
+                expected[recv_start[rank][source] + offset] = pattern(source, rank, offset);
+            }
+        }
+        const auto &recv = world.buffer(rank, HIER_BUF_RECV);
+        const auto wrong = std::mismatch(recv.begin(), recv.end(), expected.begin());
+        if (wrong.first != recv.end()) {
+            return "alltoallv: rank " + std::to_string(rank) + " has a wrong byte at offset " +
+                   std::to_string(wrong.first - recv.begin()) + " of RECV";
+        }
+    }
+    return {};
+}
+
+std::vector<std::vector<size_t>> random_alltoallv_bytes(std::mt19937 &random, int size, size_t max_bytes)
+{
+    std::uniform_int_distribution<size_t> bytes(0, max_bytes);
+    std::vector<std::vector<size_t>> sizes(size, std::vector<size_t>(size));
+    for (auto &row : sizes) {
+        for (size_t &cell : row) {
+            cell = random() % 3 == 0 ? 0 : bytes(random);
+        }
+    }
+    return sizes;
 }
 
 SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root,

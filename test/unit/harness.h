@@ -31,6 +31,18 @@ inline std::string run_alltoall_bytes(const Topology &topology, const std::vecto
     return run_bytes(HIER_OP_ALLTOALL, topology, schedules, -1, block_bytes, window);
 }
 
+// Alltoallv through the in-memory transport, the component's way: a first
+// pass of the schedule over 8-byte blocks holding each block's size, then the
+// data with TMP laid out packed from the sizes that pass left in it.
+// bytes[r][j]: what rank r sends rank j. SEND and RECV blocks lie in a
+// shuffled order with gaps (as displacements may place them); the gaps must
+// stay untouched. Returns "" or the first error.
+std::string run_alltoallv_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
+                                const std::vector<std::vector<size_t>> &bytes, unsigned seed, int window = 1);
+
+// Random alltoallv sizes, 0 to max_bytes, about a third of them 0.
+std::vector<std::vector<size_t>> random_alltoallv_bytes(std::mt19937 &random, int size, size_t max_bytes);
+
 // Simulates every rank's schedule against op's contract, for the
 // executor's window (which only a barrier's causality depends on).
 SimulationReport simulate_op(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules,

@@ -116,5 +116,22 @@ TEST(Checkers, RegionOutsideItsBufferIsCaught)
     EXPECT_NE(simulate(kTwoNodes, schedules, alltoall_contract(2)).error, "");
 }
 
+TEST(Checkers, AlltoallvCatchesMisplacedBlocksAndUserRegionsOfSeveralBlocks)
+{
+    const std::vector<std::vector<size_t>> bytes = {{3, 0}, {5, 2}};
+    EXPECT_EQ(test::run_alltoallv_bytes(kTwoNodes, exchange_pair(right_place), bytes, 1), "");
+    EXPECT_NE(test::run_alltoallv_bytes(kTwoNodes, exchange_pair(wrong_place), bytes, 1), "");
+    // Both ranks send SEND blocks 0 and 1 as one region: not contiguous when
+    // blocks have displacements of their own.
+    std::vector<Schedule> schedules;
+    for (int rank = 0; rank < 2; ++rank) {
+        ScheduleBuilder b(rank, 2);
+        b.send(0, 1 - rank, Region{HIER_BUF_SEND, 0, 2});
+        b.recv(0, 1 - rank, Region{HIER_BUF_TMP, 0, 2});
+        schedules.push_back(b.build());
+    }
+    EXPECT_NE(test::run_alltoallv_bytes(kTwoNodes, schedules, bytes, 1).find("not contiguous"), std::string::npos);
+}
+
 } // namespace
 } // namespace hier

@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "hier_core.h"
 #include "hypercube.h"
+#include "autoselect.h"
 #include "registry.h"
 
 namespace hier {
@@ -182,17 +183,23 @@ const Algorithm *hypercube_row(hier_op_t op)
     return nullptr;
 }
 
+Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes)
+{
+    return requested == HIER_ALG_AUTO ? choose_auto(op, topology, block_bytes, 1, LinkCostSpec(), nullptr)
+                                      : choose_requested(op, requested, topology);
+}
+
 TEST(Hypercube, AutoPicksItWhereTheEmbeddingPaysAndMessagesAreSmall)
 {
     const Topology crossed({0, 1, 1, 0, 2, 3, 3, 2});
     const Topology even = Topology::from_node_sizes({8});
     for (hier_op_t op : {HIER_OP_BARRIER, HIER_OP_ALLREDUCE, HIER_OP_ALLGATHER, HIER_OP_ALLTOALL}) {
         ASSERT_NE(hypercube_row(op), nullptr) << op_name(op);
-        const Choice chosen = choose(op, HIER_ALG_AUTO, crossed, 8);
         if (op == HIER_OP_ALLTOALL) {
-            EXPECT_NE(chosen.algorithm, hypercube_row(op));  // never by auto
+            EXPECT_EQ(hypercube_row(op)->auto_declines, nullptr);  // the time model's to pick, no rule
             continue;
         }
+        const Choice chosen = choose(op, HIER_ALG_AUTO, crossed, 8);
         ASSERT_EQ(chosen.algorithm, hypercube_row(op)) << op_name(op) << ": " << (chosen.reason ? chosen.reason : "");
         const Choice declined = choose(op, HIER_ALG_AUTO, even, 8);
         EXPECT_EQ(declined.algorithm, nullptr);
@@ -201,12 +208,16 @@ TEST(Hypercube, AutoPicksItWhereTheEmbeddingPaysAndMessagesAreSmall)
         // By name it runs anyway.
         EXPECT_EQ(choose(op, chosen.id, even, 8).algorithm, hypercube_row(op));
     }
-    EXPECT_NE(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 4096).algorithm, nullptr);
-    EXPECT_STREQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 4097).reason,
-                 "vector above 4 KiB: Open MPI's own allreduce moves less");
-    EXPECT_NE(choose(HIER_OP_ALLGATHER, HIER_ALG_AUTO, crossed, 4096).algorithm, nullptr);
-    EXPECT_STREQ(choose(HIER_OP_ALLGATHER, HIER_ALG_AUTO, crossed, 4097).reason,
+    // The rules' limits (auto applies them at the middle of each size class).
+    const Algorithm *allreduce = hypercube_row(HIER_OP_ALLREDUCE);
+    EXPECT_EQ(allreduce->auto_declines(crossed, 4095), nullptr);
+    EXPECT_STREQ(allreduce->auto_declines(crossed, 4096), "vector of 4 KiB or more: Open MPI's own allreduce moves less");
+    const Algorithm *allgather = hypercube_row(HIER_OP_ALLGATHER);
+    EXPECT_EQ(allgather->auto_declines(crossed, 4096), nullptr);  // 8 ranks: 32 KiB gathered
+    EXPECT_STREQ(allgather->auto_declines(crossed, 4097),
                  "result above 32 KiB: Open MPI's own allgather does as well with fewer copies");
+    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 3000).algorithm, allreduce);
+    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 5000).algorithm, nullptr);
 }
 
 hier_comm_t *create(int size, int rank, const int *node_of_rank, const char *cost, const char *embedding,
@@ -252,11 +263,11 @@ TEST(HypercubeCApi, TheVerboseDetailNamesTheEmbeddingAndItsCost)
     ASSERT_NE(comm, nullptr) << error;
     int chosen = -1;
     const hier_schedule_t *schedule =
-        hier_comm_select(comm, HIER_OP_BARRIER, HIER_ALG_AUTO, -1, 0, &chosen, reason, sizeof reason);
+        hier_comm_select(comm, HIER_OP_BARRIER, HIER_ALG_AUTO, -1, 0, &chosen, reason, sizeof reason, nullptr, 0);
     ASSERT_NE(schedule, nullptr) << reason;
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_BARRIER, chosen), "hypercube");
     EXPECT_STREQ(reason, "eff embedding, calc_cost 11, blind 20");
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_BARRIER, chosen, -1, 0, &chosen, reason, sizeof reason), schedule);
+    EXPECT_EQ(hier_comm_select(comm, HIER_OP_BARRIER, chosen, -1, 0, &chosen, reason, sizeof reason, nullptr, 0), schedule);
     hier_comm_destroy(comm);
 }
 

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
+#include "autoselect.h"
 #include "hier_core.h"
 #include "registry.h"
 
@@ -11,53 +13,57 @@ namespace {
 
 TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
 {
-    ASSERT_EQ(hier_algorithm_count(HIER_OP_ALLTOALL), 7);
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_AUTO), "auto");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK), "fallback");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 2), "lg");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 3), "factor");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 4), "edgecolor");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 5), "pairwise");
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, 6), "hypercube");
-    EXPECT_EQ(hier_algorithm_name(HIER_OP_ALLTOALL, 7), nullptr);
-    for (int id = 0; id < 7; ++id) {
-        EXPECT_NE(hier_algorithm_description(HIER_OP_ALLTOALL, id), nullptr);
+    const std::vector<const char *> alltoall = {"auto",     "fallback", "lg",    "lg_at_once", "factor", "edgecolor",
+                                                "pairwise", "ring",     "ring2", "mesh",       "xor",       "hypercube"};
+    // Alltoallv runs the alltoall rows whose regions it can map (runs_alltoallv).
+    const std::vector<const char *> alltoallv = {"auto",      "fallback", "lg",  "lg_at_once",
+                                                 "factor",    "edgecolor", "pairwise", "xor"};
+    for (const auto &[op, names] : {std::pair{HIER_OP_ALLTOALL, alltoall}, std::pair{HIER_OP_ALLTOALLV, alltoallv}}) {
+        const int count = int(names.size());
+        ASSERT_EQ(hier_algorithm_count(op), count);
+        for (int id = 0; id < count; ++id) {
+            EXPECT_STREQ(hier_algorithm_name(op, id), names[id]);
+            EXPECT_NE(hier_algorithm_description(op, id), nullptr);
+        }
+        EXPECT_EQ(hier_algorithm_name(op, count), nullptr);
     }
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALL), "alltoall");
+    EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALLV), "alltoallv");
 }
 
-TEST(Registry, AutoPicksFactorAcrossNodesAndFallbackOnOneNode)
+// Alltoallv has no block size every rank knows alike, so no time model:
+// the rows' rules pick lg_at_once across clusters and nothing else.
+TEST(Registry, AutoForAlltoallvTakesLgAtOnceAcrossClustersOnly)
 {
-    const Choice across = choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology::from_node_sizes({4, 3, 2, 1}), 64);
-    ASSERT_NE(across.algorithm, nullptr);
-    EXPECT_STREQ(across.algorithm->name, "factor");
-    EXPECT_EQ(across.id, 3);
-
-    const Choice two_clusters = choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology({0, 1, 2}, {0, 1, 1}), 64);
-    ASSERT_NE(two_clusters.algorithm, nullptr);
-    EXPECT_STREQ(two_clusters.algorithm->name, "lg");
-
-    const Choice one_node = choose(HIER_OP_ALLTOALL, HIER_ALG_AUTO, Topology::from_node_sizes({8}), 64);
-    EXPECT_EQ(one_node.algorithm, nullptr);
-    EXPECT_EQ(one_node.id, HIER_ALG_FALLBACK);
-    EXPECT_STREQ(one_node.reason, "all ranks on one node");
+    const LinkCostSpec unknown;
+    const Choice two = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 1}), 0, 1, unknown, nullptr);
+    ASSERT_NE(two.algorithm, nullptr);
+    EXPECT_STREQ(two.algorithm->name, "lg_at_once");
+    const Choice three = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 2}), 0, 1, unknown, nullptr);
+    ASSERT_NE(three.algorithm, nullptr);
+    EXPECT_STREQ(three.algorithm->name, "lg_at_once");
+    EXPECT_EQ(choose_auto(HIER_OP_ALLTOALLV, Topology::from_node_sizes({4, 3, 2, 1}), 0, 1, unknown, nullptr).algorithm,
+              nullptr);
 }
 
 TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)
 {
-    const Choice choice = choose(HIER_OP_ALLTOALL, 5, Topology::from_node_sizes({8}), 64);
+    const Choice choice = choose_requested(HIER_OP_ALLTOALL, 6, Topology::from_node_sizes({8}));
     ASSERT_NE(choice.algorithm, nullptr);
     EXPECT_STREQ(choice.algorithm->name, "pairwise");
-    EXPECT_STREQ(choose(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, Topology::from_node_sizes({2, 2}), 64).reason,
+    EXPECT_STREQ(choose_requested(HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, Topology::from_node_sizes({2, 2})).reason,
                  "requested");
-    const Choice unfit = choose(HIER_OP_ALLTOALL, 2, Topology::from_node_sizes({2, 2}), 64);
+    const Choice unfit = choose_requested(HIER_OP_ALLTOALL, 2, Topology::from_node_sizes({2, 2}));
     EXPECT_EQ(unfit.algorithm, nullptr);
     ASSERT_NE(unfit.unfit, nullptr);
     EXPECT_STREQ(unfit.unfit->name, "lg");
+    const Choice odd = choose_requested(HIER_OP_ALLTOALL, 10, Topology::from_node_sizes({3, 3}));
+    ASSERT_NE(odd.unfit, nullptr);
+    EXPECT_STREQ(odd.unfit->name, "xor");
 }
 
 hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *cluster_of_rank,
-                    const char *cluster_map, char *error, size_t errlen)
+                    const char *cluster_map, char *error, size_t errlen, const char *link_costs = nullptr)
 {
     hier_comm_input_t input{};
     input.size = size;
@@ -65,7 +71,16 @@ hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *clus
     input.node_of_rank = node_of_rank;
     input.cluster_of_rank = cluster_of_rank;
     input.cluster_map = cluster_map;
+    input.window = 1;
+    input.link_costs = link_costs;
     return hier_comm_create(&input, error, errlen);
+}
+
+// An alltoall selection with 128-character reason and 1024-character line buffers.
+const hier_schedule_t *select(hier_comm_t *comm, int requested, size_t block_bytes, int *chosen, char *reason,
+                              char *line)
+{
+    return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, chosen, reason, 128, line, 1024);
 }
 
 TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
@@ -77,16 +92,19 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
     EXPECT_EQ(hier_comm_node_count(comm), 3);
     int chosen = -1;
     char reason[128] = "";
-    const hier_schedule_t *first = hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 8, &chosen, reason, sizeof reason);
+    char line[1024] = "";
+    const hier_schedule_t *first = select(comm, 4, 8, &chosen, reason, line);
     ASSERT_NE(first, nullptr);
-    EXPECT_EQ(chosen, 3);
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, 3, -1, 4096, &chosen, reason, sizeof reason), first);
+    EXPECT_EQ(chosen, 4);
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "factor");
+    EXPECT_EQ(select(comm, 4, 4096, &chosen, reason, line), first);
     EXPECT_EQ(hier_schedule_tmp_blocks(first), 0u);
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_FALLBACK, -1, 8, &chosen, reason, sizeof reason), nullptr);
+    EXPECT_EQ(select(comm, HIER_ALG_FALLBACK, 8, &chosen, reason, line), nullptr);
     EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
     EXPECT_STREQ(reason, "requested");
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, 2, -1, 8, &chosen, reason, sizeof reason), nullptr);
-    EXPECT_STREQ(reason, "lg does not apply: needs exactly two clusters (coll_hier_cluster_map)");
+    EXPECT_STREQ(line, "");
+    EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line), nullptr);
+    EXPECT_STREQ(reason, "lg does not apply: needs two clusters or more (coll_hier_cluster_map)");
     hier_comm_destroy(comm);
 }
 
@@ -99,7 +117,8 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
     EXPECT_EQ(hier_comm_cluster_count(comm), 2);
     int chosen = -1;
     char reason[128];
-    EXPECT_NE(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 8, &chosen, reason, sizeof reason), nullptr);
+    char line[1024];
+    EXPECT_NE(select(comm, 2, 8, &chosen, reason, line), nullptr);
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg");
     hier_comm_destroy(comm);
 
@@ -120,6 +139,88 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
     EXPECT_EQ(clusters[2], 0);
     EXPECT_EQ(clusters[3], 1);
     EXPECT_EQ(hier_parse_cluster_map("3,2", 4, clusters, error, sizeof error), -1);
+}
+
+TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
+{
+    // 16 + 16 one-process nodes across a wide-area backbone, 96-byte blocks:
+    // Open MPI's tuned takes modified Bruck (log p rounds, several across the
+    // backbone), lg_at_once crosses it once.
+    std::vector<int> node_of_rank(32), cluster_of_rank(32);
+    for (int rank = 0; rank < 32; ++rank) {
+        node_of_rank[rank] = rank;
+        cluster_of_rank[rank] = rank < 16 ? 0 : 1;
+    }
+    char error[256], reason[128] = "", line[1024] = "";
+    hier_comm_t *comm = create(32, 5, node_of_rank.data(), cluster_of_rank.data(), nullptr, error, sizeof error,
+                               "network=50us:1Gbit/s,backbone=5ms:100Mbit/s");
+    ASSERT_NE(comm, nullptr) << error;
+    int chosen = -1;
+    const hier_schedule_t *picked = select(comm, HIER_ALG_AUTO, 96, &chosen, reason, line);
+    ASSERT_NE(picked, nullptr) << reason;
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_ALLTOALL, chosen), "lg_at_once");
+    EXPECT_NE(std::strstr(line, "open-mpi(bruck)"), nullptr) << line;
+    EXPECT_NE(std::strstr(line, "picks lg_at_once"), nullptr) << line;
+    EXPECT_EQ(std::strchr(line, '\n'), nullptr);
+    // Same class (64..127 bytes): the cached decision, no line.
+    EXPECT_EQ(select(comm, HIER_ALG_AUTO, 127, &chosen, reason, line), picked);
+    EXPECT_STREQ(line, "");
+    // Another class: decided anew (tuned takes linear at 2 KiB).
+    select(comm, HIER_ALG_AUTO, 2048, &chosen, reason, line);
+    EXPECT_NE(std::strstr(line, "open-mpi(linear"), nullptr) << line;
+    hier_comm_destroy(comm);
+
+    // One node: the fallback, without running the model.
+    const int one_node[] = {0, 0, 0, 0};
+    comm = create(4, 0, one_node, nullptr, nullptr, error, sizeof error);
+    ASSERT_NE(comm, nullptr);
+    EXPECT_EQ(select(comm, HIER_ALG_AUTO, 64, &chosen, reason, line), nullptr);
+    EXPECT_STREQ(reason, "all ranks on one node");
+    EXPECT_STREQ(line, "model not run: all ranks on one node");
+    hier_comm_destroy(comm);
+}
+
+TEST(CApi, ProbedLatencySplitsTheNodesIntoClusters)
+{
+    // Nodes 0-2 and 3-8: 20 us apart inside a cluster, 200 us across.
+    const int node_of_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<double> latency(81);
+    for (int a = 0; a < 9; ++a) {
+        for (int b = 0; b < 9; ++b) {
+            latency[a * 9 + b] = a == b ? 0 : (a < 3) != (b < 3) ? 200e-6 : 20e-6;
+        }
+    }
+    hier_comm_input_t input{};
+    input.size = 9;
+    input.node_of_rank = node_of_rank;
+    input.cluster_map = "probe";
+    input.node_latency = latency.data();
+    char error[256];
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    EXPECT_EQ(hier_comm_cluster_count(comm), 2);
+    hier_comm_destroy(comm);
+    input.node_latency = nullptr;
+    EXPECT_EQ(hier_comm_create(&input, error, sizeof error), nullptr);
+    EXPECT_NE(std::strstr(error, "the latency probe did not run"), nullptr) << error;
+}
+
+TEST(CApi, LinkCostsAreCheckedInOneLine)
+{
+    char error[512];
+    EXPECT_EQ(hier_check_link_costs("", error, sizeof error), 0);
+    EXPECT_EQ(hier_check_link_costs(nullptr, error, sizeof error), 0);
+    EXPECT_EQ(hier_check_link_costs("node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s", error,
+                                    sizeof error), 0);
+    EXPECT_EQ(hier_check_link_costs("network=30us", error, sizeof error), -1);
+    EXPECT_NE(std::strstr(error, "coll_hier_link_costs \"network=30us\""), nullptr) << error;
+    EXPECT_NE(std::strstr(error, "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD]"), nullptr) << error;
+    EXPECT_EQ(std::strchr(error, '\n'), nullptr);
+    // A bad value given to a communicator counts as unknown costs.
+    const int nodes[] = {0, 1};
+    hier_comm_t *comm = create(2, 0, nodes, nullptr, nullptr, error, sizeof error, "bogus");
+    ASSERT_NE(comm, nullptr);
+    hier_comm_destroy(comm);
 }
 
 TEST(CApi, ParseNodeMapWritesOneLine)

@@ -29,6 +29,7 @@ BEGIN_C_DECLS
     X(allgather, mca_coll_hier_allgather) /* also gathers the topology */ \
     X(allreduce, mca_coll_hier_allreduce)                                \
     X(alltoall, mca_coll_hier_alltoall)                                  \
+    X(alltoallv, mca_coll_hier_alltoallv)                                \
     X(barrier, mca_coll_hier_barrier)                                    \
     X(gather, mca_coll_hier_gather)                                      \
     X(scatter, mca_coll_hier_scatter)
@@ -44,6 +45,11 @@ typedef struct mca_coll_hier_previous_t {
 
 /* Lines of output (verbose lines, error reports) are at most this long. */
 #define MCA_COLL_HIER_LINE_MAX 512
+/* auto's line of predictions (verbose 2): a name and a time per algorithm. */
+#define MCA_COLL_HIER_PREDICTIONS_MAX 1024
+/* Dimensions coll_hier_torus_dims may have (a Cartesian communicator may
+ * have any number). */
+#define MCA_COLL_HIER_TORUS_MAX_DIMS 16
 
 typedef struct mca_coll_hier_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -56,6 +62,8 @@ typedef struct mca_coll_hier_component_t {
     char *cluster_map;               /* coll_hier_cluster_map */
     char *cost;                      /* coll_hier_cost */
     char *hypercube_embedding;       /* coll_hier_hypercube_embedding */
+    char *link_costs;                /* coll_hier_link_costs */
+    char *torus_dims;                /* coll_hier_torus_dims */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
 
@@ -71,17 +79,31 @@ typedef struct mca_coll_hier_component_t {
     int node_map_node;
     int node_map_cluster;
     int node_map_nodes;              /* how many nodes the map has */
+    /* coll_hier_cluster_map's host patterns do not parse (checked once per
+     * process): every communicator falls back. */
+    bool cluster_map_invalid;
+    /* coll_hier_torus_dims, parsed once per process against MPI_COMM_WORLD. */
+    int torus_dims_state;
+    int torus_ndims;
+    int torus_sizes[MCA_COLL_HIER_TORUS_MAX_DIMS];
 } mca_coll_hier_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;
 
 /* Buffers a call lends the core's schedule: where block 0 starts, elements
- * per block, their datatype and extent. */
+ * per block, their datatype and extent. Variable blocks (alltoallv): with
+ * counts, block b is counts[b] elements at element displs[b] of base (a
+ * user's buffer); with offsets, block b is the bytes [offsets[b],
+ * offsets[b + 1]) of base, packed (dtype MPI_PACKED), and consecutive blocks
+ * are contiguous. */
 typedef struct mca_coll_hier_layout_t {
     char *base;
     size_t count;
     struct ompi_datatype_t *dtype;
     ptrdiff_t extent;
+    const int *counts;
+    const int *displs;
+    const size_t *offsets;
 } mca_coll_hier_layout_t;
 
 typedef struct mca_coll_hier_module_t {
@@ -106,6 +128,10 @@ typedef struct mca_coll_hier_module_t {
     size_t tmp_size;
     void *in_place;        /* copy of the receive buffer for MPI_IN_PLACE */
     size_t in_place_size;
+    void *sizes;           /* alltoallv: the size pass's blocks */
+    size_t sizes_size;
+    void *offsets;         /* alltoallv: packed layouts' offsets */
+    size_t offsets_size;
 } mca_coll_hier_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_hier_module_t);
@@ -140,6 +166,10 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_hier_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                            struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                            const int *rdispls, struct ompi_datatype_t *rdtype,
+                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                           void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
@@ -161,6 +191,17 @@ void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size
  * buffer's block lives inside another buffer. */
 void mca_coll_hier_layout_at(mca_coll_hier_layout_t *layout, const mca_coll_hier_layout_t *of,
                              size_t block);
+/* Variable blocks: a user's (counts[b] elements of dtype at displs[b]), or
+ * packed bytes (block b at [offsets[b], offsets[b + 1]) of base). */
+void mca_coll_hier_layout_variable(mca_coll_hier_layout_t *layout, const void *base, const int *counts,
+                                   const int *displs, struct ompi_datatype_t *dtype);
+void mca_coll_hier_layout_packed(mca_coll_hier_layout_t *layout, void *base, const size_t *offsets);
+/* Bytes of block b of a layout. */
+size_t mca_coll_hier_block_bytes(const mca_coll_hier_layout_t *layout, size_t block);
+/* Packs block b of a layout into dst (mca_coll_hier_block_bytes of it). */
+int mca_coll_hier_pack_block(const mca_coll_hier_layout_t *layout, size_t block, void *dst);
+/* Grows module-owned memory (*buffer of *size bytes) to at least bytes. */
+int mca_coll_hier_grow(void **buffer, size_t *size, size_t bytes);
 /* Lays out blocks of count dtype elements in module-owned memory
  * (module->tmp or module->in_place, grown when too small). */
 int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t count,
@@ -172,6 +213,13 @@ int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicat
                           int tag, const hier_schedule_t *schedule,
                           mca_coll_hier_layout_t buffers[3], const mca_coll_hier_layout_t *like,
                           struct ompi_op_t *op);
+/* The same with buffers[HIER_BUF_TMP] laid out by the caller. A copy into a
+ * variable block that does not hold what arrives (mismatched counts, an
+ * erroneous program) copies what fits, goes on, so that no peer waits in
+ * vain, and makes the call return MPI_ERR_TRUNCATE. */
+int mca_coll_hier_run(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                      const hier_schedule_t *schedule, const mca_coll_hier_layout_t buffers[3],
+                      struct ompi_op_t *op);
 void mca_coll_hier_transport_release(mca_coll_hier_module_t *module);
 
 END_C_DECLS

@@ -176,7 +176,8 @@ static int hier_register(void)
     (void) mca_base_component_var_register(v, "verbose",
         "Verbosity of coll/hier on stderr: 1 = rank 0 of each communicator prints one line "
         "the first time each collective runs on it, naming the algorithm chosen or why it "
-        "fell back; 2 = also whenever that decision changes",
+        "fell back; 2 = also whenever that decision changes, and one line of the times auto's "
+        "model predicted each time it decides for a new size class of blocks",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
@@ -201,13 +202,42 @@ static int hier_register(void)
     c->cluster_map = NULL;
     (void) mca_base_component_var_register(v, "cluster_map",
         "Clusters of nodes, for communicators that span clusters joined by a slower "
-        "backbone: cluster sizes in nodes, for the nodes of each communicator in the order "
-        "of their lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). Empty: one "
-        "cluster. A map that does not fit a communicator is reported once and that "
-        "communicator falls back",
+        "backbone. Host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\": clusters separated "
+        "by ';', each a name, ':' and comma-separated host names with bracket ranges, matched "
+        "against every rank's host name (every communicator gets its clusters). Counts: "
+        "cluster sizes in nodes, for the nodes of each communicator in the order of their "
+        "lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). \"probe\": measured "
+        "by ping-pongs among node leaders. Empty: one cluster. A map that does not parse or "
+        "fit is reported once and the communicators it does not fit fall back",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cluster_map);
 
+    c->link_costs = NULL;
+    (void) mca_base_component_var_register(v, "link_costs",
+        "What a message costs on each class of link, for auto's time model: comma-separated "
+        "CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS node (shared memory), network (between nodes "
+        "of a cluster, per NIC) or backbone (between clusters), times in ns, us, ms or s, "
+        "bandwidths in bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s or GB/s, e.g. "
+        "\"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\". A class not given "
+        "is unknown: auto then picks a hier algorithm only if it wins on every machine the "
+        "unknown classes could be (see docs/tuning.md). The entry probe measures the latencies "
+        "of the network and backbone classes not given with a ping-pong among node leaders "
+        "(their bandwidths stay unknown). Empty: every class unknown. A value that does not "
+        "parse is reported once and taken as empty",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->link_costs);
+
+    c->torus_dims = NULL;
+    (void) mca_base_component_var_register(v, "torus_dims",
+        "The ranks form a torus of these dimension sizes, joined by x, e.g. \"8x8\" or "
+        "\"4x8x8\": ranks in row-major order (the last dimension varying fastest, as "
+        "MPI_Cart_coords numbers them). Its product must be the size of MPI_COMM_WORLD; it "
+        "applies to every communicator of that size. A Cartesian communicator periodic in "
+        "every dimension is a torus of its own dimensions, whatever this says. Empty: no "
+        "torus. A value that does not parse or fit is reported once and scatter and gather "
+        "fall back",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->torus_dims);
     c->cost = "locality";
     (void) mca_base_component_var_register(v, "cost",
         "Costs between processes, which the hypercube collectives' embedding "
@@ -316,7 +346,11 @@ void mca_coll_hier_report_settings(void)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char names[MCA_COLL_HIER_LINE_MAX];
+    char error[MCA_COLL_HIER_PREDICTIONS_MAX];
 
+    if (0 != hier_check_link_costs(c->link_costs, error, sizeof(error))) {
+        fprintf(stderr, "coll:hier: %s; using unknown costs\n", error);
+    }
     if (c->listed_alone) {
         fprintf(stderr, "coll:hier: --mca coll hier alone leaves collectives without a provider; "
                         "use --mca coll hier,tuned,libnbc,basic,inter,self\n");

@@ -11,13 +11,16 @@
 #include <string.h>
 
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/topo/topo.h"
 #include "ompi/proc/proc.h"
 
 enum { HIER_TOPOLOGY_UNKNOWN = 0, HIER_TOPOLOGY_READY, HIER_TOPOLOGY_FAILED };
-/* mca_coll_hier_component.node_map_state; zero until the map is parsed. */
-enum { HIER_NODE_MAP_UNPARSED = 0, HIER_NODE_MAP_VALID, HIER_NODE_MAP_INVALID };
+/* mca_coll_hier_component.node_map_state and torus_dims_state; zero until
+ * the value is parsed. */
+enum { HIER_SETTING_UNPARSED = 0, HIER_SETTING_VALID, HIER_SETTING_INVALID };
 
 static int hier_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 static int hier_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -46,8 +49,8 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     memset(module->last_line, 0, sizeof(module->last_line));
     module->requests = NULL;
     module->request_head = module->request_count = module->request_capacity = 0;
-    module->tmp = module->in_place = NULL;
-    module->tmp_size = module->in_place_size = 0;
+    module->tmp = module->in_place = module->sizes = module->offsets = NULL;
+    module->tmp_size = module->in_place_size = module->sizes_size = module->offsets_size = 0;
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)
@@ -69,23 +72,28 @@ static bool hier_node_map_given(void)
     return NULL != node_map && '\0' != node_map[0];
 }
 
-/* A cluster map of counts (not "probe") over the node map's nodes: every
- * communicator inherits its members' clusters. */
-static bool hier_cluster_map_from_node_map(void)
+static bool hier_cluster_map_is(hier_cluster_map_kind_t kind)
 {
-    const char *cluster_map = mca_coll_hier_component.cluster_map;
-    return hier_node_map_given() && NULL != cluster_map && '\0' != cluster_map[0] &&
-           0 != strcmp(cluster_map, "probe");
+    return kind == hier_cluster_map_kind(mca_coll_hier_component.cluster_map);
 }
 
-/* Does this communicator's topology need the latency probe? For clusters,
- * or for costs. */
+/* Does this communicator's topology need the latency probe? For clusters
+ * (coll_hier_cluster_map=probe), for auto's link costs (coll_hier_link_costs
+ * with "probe") or for the hypercube's costs (coll_hier_cost=probe). */
 static bool hier_probe_wanted(void)
 {
-    const char *cluster_map = mca_coll_hier_component.cluster_map;
     const char *cost = mca_coll_hier_component.cost;
-    return (NULL != cluster_map && 0 == strcmp(cluster_map, "probe")) ||
+    return hier_cluster_map_is(HIER_CLUSTER_MAP_PROBE) ||
+           hier_link_costs_want_probe(mca_coll_hier_component.link_costs) ||
            (NULL != cost && 0 == strcmp(cost, "probe"));
+}
+
+/* A cluster map of counts over the node map's nodes: every communicator
+ * inherits its members' clusters. (Host patterns apply to any communicator
+ * by themselves; the probe measures each.) */
+static bool hier_cluster_map_from_node_map(void)
+{
+    return hier_node_map_given() && hier_cluster_map_is(HIER_CLUSTER_MAP_COUNTS);
 }
 
 /* Costs from a file may be read on some ranks and not on others (a file
@@ -110,7 +118,7 @@ static void hier_parse_node_map_once(void)
     int *nodes, *clusters = NULL;
     bool valid;
 
-    if (HIER_NODE_MAP_UNPARSED != c->node_map_state) {
+    if (HIER_SETTING_UNPARSED != c->node_map_state) {
         return;
     }
     nodes = malloc(size * sizeof(*nodes));
@@ -128,13 +136,86 @@ static void hier_parse_node_map_once(void)
             c->node_map_cluster = valid ? clusters[c->node_map_node] : 0;
         }
     }
-    c->node_map_state = valid ? HIER_NODE_MAP_VALID : HIER_NODE_MAP_INVALID;
+    c->node_map_state = valid ? HIER_SETTING_VALID : HIER_SETTING_INVALID;
     if (!valid && 0 == ompi_comm_rank(world)) {
         fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
         fflush(stderr);
     }
     free(clusters);
     free(nodes);
+}
+
+/* Host patterns mean the same on every communicator: a map that does not
+ * parse is reported once, by world rank 0, and makes every one fall back. */
+static void hier_check_cluster_map_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    c->cluster_map_invalid = 0 != hier_check_cluster_map(c->cluster_map, error, sizeof(error));
+    if (c->cluster_map_invalid && 0 == ompi_comm_rank(&ompi_mpi_comm_world.comm)) {
+        fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", error);
+        fflush(stderr);
+    }
+}
+
+/* Parses coll_hier_torus_dims once per process, against MPI_COMM_WORLD's
+ * size. A value that does not parse or fit is reported once, by world rank
+ * 0, and gives no communicator a torus (Cartesian ones keep theirs). */
+static void hier_parse_torus_dims_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    struct ompi_communicator_t *world = &ompi_mpi_comm_world.comm;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    if (HIER_SETTING_UNPARSED != c->torus_dims_state) {
+        return;
+    }
+    c->torus_ndims = hier_parse_torus_dims(c->torus_dims, ompi_comm_size(world), c->torus_sizes,
+                                           MCA_COLL_HIER_TORUS_MAX_DIMS, error, sizeof(error));
+    c->torus_dims_state = c->torus_ndims > 0 ? HIER_SETTING_VALID : HIER_SETTING_INVALID;
+    if (c->torus_ndims <= 0 && 0 == ompi_comm_rank(world)) {
+        fprintf(stderr, "coll:hier: %s; scatter and gather fall back to Open MPI's own\n", error);
+        fflush(stderr);
+    }
+}
+
+static bool hier_torus_dims_given(void)
+{
+    const char *dims = mca_coll_hier_component.torus_dims;
+    return NULL != dims && '\0' != dims[0];
+}
+
+/* The torus comm's ranks form, in row-major order: a Cartesian
+ * communicator's own dimensions when every one is periodic, else
+ * coll_hier_torus_dims when it covers comm. NULL (*ndims 0) for neither. */
+static const int *hier_torus_of(struct ompi_communicator_t *comm, int *ndims)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    int covered = 1;
+
+    if (OMPI_COMM_IS_CART(comm) && NULL != comm->c_topo && NULL != comm->c_topo->mtc.cart) {
+        const mca_topo_base_comm_cart_t *cart = comm->c_topo->mtc.cart;
+        bool periodic = cart->ndims > 0;
+        for (int d = 0; d < cart->ndims; ++d) {
+            periodic = periodic && cart->periods[d];
+        }
+        if (periodic) {
+            *ndims = cart->ndims;
+            return cart->dims;
+        }
+    }
+    if (HIER_SETTING_VALID == c->torus_dims_state) {
+        for (int d = 0; d < c->torus_ndims; ++d) {
+            covered *= c->torus_sizes[d];
+        }
+        if (covered == ompi_comm_size(comm)) {
+            *ndims = c->torus_ndims;
+            return c->torus_sizes;
+        }
+    }
+    *ndims = 0;
+    return NULL;
 }
 
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
@@ -149,13 +230,19 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
 
     /* MPI_COMM_WORLD is queried first, once, inside MPI_Init. Alone in the
      * coll list, hier is followed by Open MPI failing MPI_Init: say why
-     * first. A node map is checked here too, before any thread can race. */
+     * first. The maps are checked here too, before any thread can race. */
     if (comm == &ompi_mpi_comm_world.comm) {
         if (0 == ompi_comm_rank(comm)) {
             mca_coll_hier_report_settings();
         }
         if (c->selection_priority >= 0 && !c->listed_alone && hier_node_map_given()) {
             hier_parse_node_map_once();
+        }
+        if (c->selection_priority >= 0 && !c->listed_alone) {
+            hier_check_cluster_map_once();
+        }
+        if (c->selection_priority >= 0 && !c->listed_alone && hier_torus_dims_given()) {
+            hier_parse_torus_dims_once();
         }
     }
     if (c->listed_alone || c->selection_priority < 0 || OMPI_COMM_IS_INTER(comm) ||
@@ -267,22 +354,32 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
 
 /* The core's view of comm from every rank's node, cluster and rank in
  * MPI_COMM_WORLD (clusters NULL: from coll_hier_cluster_map over comm's own
- * nodes). A setting the core rejects (a cluster map that does not fit, a
- * cost source or embedding that does not parse) is reported in one line,
- * and that communicator falls back. */
+ * nodes, or over host_names for host patterns). A setting the core rejects
+ * (a cluster map that does not fit, a cost source or embedding that does
+ * not parse or fit) is reported in one line, and that communicator falls
+ * back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *nodes, const int *clusters, const int *world_ranks,
-                                const char **why)
+                                const int *nodes, const int *clusters, const char *host_names,
+                                const int *world_ranks, const char **why)
 {
-    static bool setting_reported = false, job_wide_reported = false;
+    static bool setting_reported = false;
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char error[MCA_COLL_HIER_LINE_MAX];
+    int torus_ndims;
+    const int *torus_dims = hier_torus_of(comm, &torus_ndims);
     hier_comm_input_t input = {
         .size = ompi_comm_size(comm),
         .rank = ompi_comm_rank(comm),
         .node_of_rank = nodes,
         .cluster_of_rank = clusters,
         .cluster_map = c->cluster_map,
+        .window = c->window,
+        .link_costs = c->link_costs,
+        .host_names = host_names,
+        /* comm's processes are all of the job's: every host pattern must match one of them */
+        .job_wide = ompi_comm_size(comm) == ompi_comm_size(&ompi_mpi_comm_world.comm),
+        .torus_ndims = torus_ndims,
+        .torus_dims = torus_dims,
         .cost = c->cost,
         .world_rank = world_ranks,
         .world_size = ompi_comm_size(&ompi_mpi_comm_world.comm),
@@ -319,27 +416,45 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    /* A mistake that fails every communicator alike (see
-     * hier_check_settings) is the job's: world rank 0 reports it, once.
-     * One that fails this communicator only: its rank 0 does. */
-    if (!setting_reported && !job_wide_reported) {
+    /* A mistake that fails every communicator alike (a cost source or an
+     * embedding that does not parse: hier_check_settings) is the job's:
+     * MPI_COMM_WORLD's rank 0 reports it. One that fails this communicator
+     * only: its rank 0 does, and every rank notes the report, so that a
+     * later communicator whose rank 0 sat elsewhere in this one does not
+     * report it again. */
+    if (!setting_reported) {
         char job_wide[MCA_COLL_HIER_LINE_MAX];
         const bool job = 0 != hier_check_settings(c->cost, c->hypercube_embedding, job_wide, sizeof(job_wide));
-        const int reporter = job ? ompi_comm_rank(&ompi_mpi_comm_world.comm) : ompi_comm_rank(comm);
-        if (0 == reporter) {
-            if (job) {
-                fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", job_wide);
-            } else {
-                fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
-                        error, comm->c_name);
-            }
-            fflush(stderr);
+        if (job && 0 == ompi_comm_rank(&ompi_mpi_comm_world.comm)) {
+            fprintf(stderr, "coll:hier: %s; falling back to Open MPI's own collectives\n", job_wide);
+        } else if (!job && 0 == ompi_comm_rank(comm)) {
+            fprintf(stderr, "coll:hier: %s (on %s); falling back to Open MPI's own collectives\n",
+                    error, comm->c_name);
         }
-        setting_reported = !job && 0 == reporter;
-        job_wide_reported = job;
+        fflush(stderr);
     }
+    setting_reported = true;
     *why = hier_invalid_setting(error);
     return OMPI_ERROR;
+}
+
+/* Every rank's host name (opal_process_info.nodename: a host's name does not
+ * depend on the communicator), in fixed-width fields, for a cluster map of
+ * host patterns: one more allgather through the previous module. A name
+ * longer than its field keeps no NUL, which the core reports. The caller
+ * frees *names. */
+static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                  char **names)
+{
+    char mine[HIER_HOST_NAME_WIDTH];
+
+    *names = malloc((size_t) ompi_comm_size(comm) * HIER_HOST_NAME_WIDTH);
+    if (NULL == *names) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    strncpy(mine, NULL == opal_process_info.nodename ? "" : opal_process_info.nodename, sizeof(mine));
+    return module->previous.allgather(mine, HIER_HOST_NAME_WIDTH, MPI_CHAR, *names, HIER_HOST_NAME_WIDTH,
+                                      MPI_CHAR, comm, module->previous.allgather_module);
 }
 
 /* Every rank's node and cluster, with one allgather through the previous
@@ -351,10 +466,15 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const int size = ompi_comm_size(comm);
     int mine[3], rc, *triples, *nodes;    /* mine: {node, cluster, rank in MPI_COMM_WORLD} */
+    char *names = NULL;
 
+    if (c->cluster_map_invalid) {
+        *why = "invalid coll_hier_cluster_map";
+        return OMPI_ERROR;
+    }
     if (hier_node_map_given()) {
         hier_parse_node_map_once();
-        if (HIER_NODE_MAP_VALID != c->node_map_state) {
+        if (HIER_SETTING_VALID != c->node_map_state) {
             *why = "invalid coll_hier_node_map or coll_hier_cluster_map";
             return OMPI_ERROR;
         }
@@ -379,6 +499,9 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     rc = module->previous.allgather(mine, 3, MPI_INT, triples, 3, MPI_INT, comm,
                                     module->previous.allgather_module);
+    if (OMPI_SUCCESS == rc && hier_cluster_map_is(HIER_CLUSTER_MAP_HOSTS)) {
+        rc = hier_gather_host_names(module, comm, &names);
+    }
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
         int *clusters = nodes + size, *world_ranks = nodes + 2 * size;
@@ -388,10 +511,12 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
             world_ranks[i] = triples[3 * i + 2];
         }
         /* With a node map and a cluster map of counts, clusters are the
-         * job's; else the map (or the probe) applies to comm's nodes. */
+         * job's; else the map (host patterns, counts, or the probe) applies
+         * to comm's nodes. */
         rc = hier_create_topology(module, comm, nodes, hier_cluster_map_from_node_map() ? clusters : NULL,
-                                  world_ranks, why);
+                                  names, world_ranks, why);
     }
+    free(names);
     free(triples);
     free(nodes);
     return rc;
@@ -399,14 +524,15 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
 
 /* The verbose line for one decision, printed by rank 0 of comm: the first
  * time each collective runs on it (verbose >= 1), and again whenever it
- * changes (verbose >= 2). */
+ * changes (verbose >= 2); and, at verbose >= 2, what auto's time model
+ * compared whenever it decides for a new size class. */
 static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                        hier_op_t op, int chosen, const char *reason)
+                        hier_op_t op, int chosen, const char *reason, const char *predictions)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     char *last = module->last_line[op];
     const bool first = '\0' == last[0];
-    char line[MCA_COLL_HIER_LINE_MAX], where[64];
+    char line[MCA_COLL_HIER_LINE_MAX], where[192], torus[128] = "";
     int nodes, clusters;
 
     if (c->verbose < 1 || 0 != ompi_comm_rank(comm) || (!first && c->verbose < 2)) {
@@ -414,9 +540,19 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     }
     nodes = NULL == module->topology ? 0 : hier_comm_node_count(module->topology);
     clusters = NULL == module->topology ? 1 : hier_comm_cluster_count(module->topology);
-    /* "(size 10, 4 nodes)", or "(size 9, 9 nodes, 2 clusters)" */
+    if (NULL != module->topology) {
+        hier_comm_torus(module->topology, torus, sizeof(torus));
+    }
+    /* "(size 10, 4 nodes)", "(size 9, 9 nodes, 2 clusters)", "(size 16, 1 nodes, torus 4x4)" */
     snprintf(where, sizeof(where), clusters > 1 ? "size %d, %d nodes, %d clusters" : "size %d, %d nodes",
              ompi_comm_size(comm), nodes, clusters);
+    if ('\0' != torus[0]) {
+        snprintf(where + strlen(where), sizeof(where) - strlen(where), ", torus %s", torus);
+    }
+    if (c->verbose >= 2 && '\0' != predictions[0]) {
+        opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", hier_op_name(op), comm->c_name,
+                            where, predictions);
+    }
     if (HIER_ALG_FALLBACK == chosen) {
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
                  hier_op_name(op), comm->c_name, where, reason);
@@ -440,6 +576,7 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
 {
     const hier_schedule_t *schedule = NULL;
     char reason[MCA_COLL_HIER_LINE_MAX] = "";
+    char predictions[MCA_COLL_HIER_PREDICTIONS_MAX] = "";
     int chosen = HIER_ALG_FALLBACK;
 
     if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
@@ -451,10 +588,11 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
         snprintf(reason, sizeof(reason), "%s", unsupported);
     } else if (HIER_TOPOLOGY_READY == module->topology_state) {
         schedule = hier_comm_select(module->topology, op, mca_coll_hier_component.algorithm[op],
-                                    root, block_bytes, &chosen, reason, sizeof(reason));
+                                    root, block_bytes, &chosen, reason, sizeof(reason),
+                                    predictions, sizeof(predictions));
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
-    hier_report(module, comm, op, chosen, reason);
+    hier_report(module, comm, op, chosen, reason, predictions);
     return schedule;
 }

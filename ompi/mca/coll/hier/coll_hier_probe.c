@@ -2,7 +2,7 @@
  * coll/hier latency probe: the one-way latency between every two nodes of a
  * communicator, measured once per communicator by ping-pongs between node
  * leaders (the lowest rank of each node), for the settings that ask for it
- * (coll_hier_cluster_map=probe).
+ * (coll_hier_cluster_map=probe, coll_hier_link_costs with probe).
  *
  * Leaders meet in the rounds of the 1-factorization of the complete graph
  * (the pairwise alltoall's pairing, from the core), so every pair meets once

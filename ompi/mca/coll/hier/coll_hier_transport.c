@@ -2,8 +2,13 @@
  * coll/hier transport: runs a core schedule over Open MPI's PML. It maps the
  * schedule's blocks to (pointer, count, datatype) from the call's buffers: a
  * region of n blocks is one message of n * count elements, since consecutive
- * blocks are contiguous in the user's layout. Requests and the TMP buffer
- * live in the module, grown on demand, so calls allocate nothing they reuse.
+ * blocks are contiguous in the user's layout. Variable blocks (alltoallv)
+ * are a user's blocks, one at a time, or packed bytes (MPI_PACKED), whose
+ * regions may span blocks: typed data is packed on its way into packed
+ * blocks and unpacked on its way out (sending typed data and receiving
+ * MPI_PACKED is legal MPI, and so is the reverse). Requests and the TMP
+ * buffer live in the module, grown on demand, so calls allocate nothing they
+ * reuse.
  */
 #include "coll_hier.h"
 
@@ -12,6 +17,7 @@
 #include <string.h>
 
 #include "ompi/datatype/ompi_datatype.h"
+#include "opal/datatype/opal_convertor.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/op/op.h"
 #include "ompi/mca/pml/base/pml_base_request.h"
@@ -23,7 +29,15 @@ typedef struct hier_call_t {
     int tag;
     const mca_coll_hier_layout_t *buffers;    /* indexed by hier_buffer_t */
     struct ompi_op_t *op;                     /* the reduction, or NULL */
+    bool truncated;                           /* a variable copy did not fit */
 } hier_call_t;
+
+/* Where a region lies: count elements of dtype from ptr. */
+typedef struct hier_span_t {
+    char *ptr;
+    size_t count;
+    struct ompi_datatype_t *dtype;
+} hier_span_t;
 
 void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size_t count,
                           struct ompi_datatype_t *dtype)
@@ -32,11 +46,144 @@ void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size
     layout->count = count;
     layout->dtype = dtype;
     ompi_datatype_type_extent(dtype, &layout->extent);
+    layout->counts = layout->displs = NULL;
+    layout->offsets = NULL;
+}
+
+void mca_coll_hier_layout_variable(mca_coll_hier_layout_t *layout, const void *base, const int *counts,
+                                   const int *displs, struct ompi_datatype_t *dtype)
+{
+    mca_coll_hier_layout(layout, base, 0, dtype);
+    layout->counts = counts;
+    layout->displs = displs;
+}
+
+void mca_coll_hier_layout_packed(mca_coll_hier_layout_t *layout, void *base, const size_t *offsets)
+{
+    mca_coll_hier_layout(layout, base, 0, MPI_PACKED);
+    layout->offsets = offsets;
 }
 
 static char *hier_block(const mca_coll_hier_layout_t *layout, size_t block)
 {
     return layout->base + (ptrdiff_t) (block * layout->count) * layout->extent;
+}
+
+/* The region [first, first + blocks) of a layout. A user's variable blocks
+ * are not contiguous with each other: one at a time (the schedules alltoallv
+ * runs name no more; the core's unit tests check it). */
+static int hier_span(const mca_coll_hier_layout_t *layout, size_t first, size_t blocks, hier_span_t *span)
+{
+    if (NULL != layout->offsets) {
+        span->ptr = layout->base + layout->offsets[first];
+        span->count = layout->offsets[first + blocks] - layout->offsets[first];
+        span->dtype = MPI_PACKED;
+    } else if (NULL != layout->counts) {
+        if (1 != blocks) {
+            return OMPI_ERR_NOT_SUPPORTED;
+        }
+        span->ptr = layout->base + (ptrdiff_t) layout->displs[first] * layout->extent;
+        span->count = (size_t) layout->counts[first];
+        span->dtype = layout->dtype;
+    } else {
+        span->ptr = hier_block(layout, first);
+        span->count = blocks * layout->count;
+        span->dtype = layout->dtype;
+    }
+    return OMPI_SUCCESS;
+}
+
+size_t mca_coll_hier_block_bytes(const mca_coll_hier_layout_t *layout, size_t block)
+{
+    hier_span_t span;
+    size_t type_size;
+
+    (void) hier_span(layout, block, 1, &span);
+    ompi_datatype_type_size(span.dtype, &type_size);
+    return span.count * type_size;
+}
+
+int mca_coll_hier_grow(void **buffer, size_t *size, size_t bytes)
+{
+    if (bytes > *size) {
+        free(*buffer);
+        *buffer = malloc(bytes);
+        *size = NULL == *buffer ? 0 : bytes;
+        if (NULL == *buffer) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Packs typed data into the `bytes` bytes at packed, or unpacks those bytes
+ * into typed data: through a convertor, which counts in size_t. *fits says
+ * whether everything there was to move fitted: packing, the typed data was
+ * exactly `bytes`; unpacking, all `bytes` found room (as a receive may get
+ * fewer than it has room for). */
+static int hier_convert(const hier_span_t *typed, char *packed, size_t bytes, bool pack, bool *fits)
+{
+    opal_convertor_t convertor;
+    struct iovec iov = {.iov_base = packed, .iov_len = bytes};
+    uint32_t iov_count = 1;
+    size_t moved = bytes;
+    int32_t rc;
+
+    if (0 == typed->count || 0 == bytes) {
+        size_t type_size;
+        ompi_datatype_type_size(typed->dtype, &type_size);
+        *fits = pack ? typed->count * type_size == bytes : 0 == bytes;
+        return OMPI_SUCCESS;
+    }
+    OBJ_CONSTRUCT(&convertor, opal_convertor_t);
+    if (pack) {
+        rc = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &typed->dtype->super, typed->count,
+                                                      typed->ptr, 0, &convertor);
+        rc = OPAL_SUCCESS == rc ? opal_convertor_pack(&convertor, &iov, &iov_count, &moved) : rc;
+    } else {
+        rc = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &typed->dtype->super, typed->count,
+                                                      typed->ptr, 0, &convertor);
+        rc = OPAL_SUCCESS == rc ? opal_convertor_unpack(&convertor, &iov, &iov_count, &moved) : rc;
+    }
+    *fits = moved == bytes && (!pack || moved == convertor.local_size);
+    OBJ_DESTRUCT(&convertor);
+    return rc < 0 ? OMPI_ERROR : OMPI_SUCCESS;
+}
+
+/* A copy where either side has variable blocks: packed to packed, typed to
+ * packed (pack), packed to typed (unpack), or a user's block to another. */
+static int hier_copy_variable(hier_call_t *call, const hier_span_t *from, const hier_span_t *to)
+{
+    bool fits = true;
+    int rc = OMPI_SUCCESS;
+
+    if (from->ptr == to->ptr && from->dtype == to->dtype && from->count == to->count) {
+        return OMPI_SUCCESS;
+    }
+    if (MPI_PACKED == from->dtype && MPI_PACKED == to->dtype) {
+        memmove(to->ptr, from->ptr, from->count < to->count ? from->count : to->count);
+        fits = from->count == to->count;
+    } else if (MPI_PACKED == to->dtype) {
+        rc = hier_convert(from, to->ptr, to->count, true, &fits);
+    } else if (MPI_PACKED == from->dtype) {
+        rc = hier_convert(to, from->ptr, from->count, false, &fits);
+    } else {
+        rc = ompi_datatype_sndrcv(from->ptr, (int32_t) from->count, from->dtype, to->ptr, (int32_t) to->count,
+                                  to->dtype);
+        fits = MPI_ERR_TRUNCATE != rc;
+        rc = fits ? rc : OMPI_SUCCESS;
+    }
+    call->truncated = call->truncated || !fits;
+    return rc;
+}
+
+int mca_coll_hier_pack_block(const mca_coll_hier_layout_t *layout, size_t block, void *dst)
+{
+    hier_span_t span;
+    bool fits;
+
+    (void) hier_span(layout, block, 1, &span);
+    return hier_convert(&span, dst, mca_coll_hier_block_bytes(layout, block), true, &fits);
 }
 
 void mca_coll_hier_layout_at(mca_coll_hier_layout_t *layout, const mca_coll_hier_layout_t *of,
@@ -53,17 +200,12 @@ int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t cou
     /* From the first to the last byte the elements touch; gap is where the
      * first byte lies relative to the start of the first element. */
     const size_t span = (size_t) opal_datatype_span(&dtype->super, blocks * count, &gap);
+    const int rc = mca_coll_hier_grow(buffer, size, span);
 
-    if (span > *size) {
-        free(*buffer);
-        *buffer = malloc(span);
-        *size = NULL == *buffer ? 0 : span;
-        if (NULL == *buffer) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
+    if (OMPI_SUCCESS == rc) {
+        mca_coll_hier_layout(layout, (char *) *buffer - gap, count, dtype);
     }
-    mca_coll_hier_layout(layout, (char *) *buffer - gap, count, dtype);
-    return OMPI_SUCCESS;
+    return rc;
 }
 
 /* A free slot at the end of the module's request array. The requests in
@@ -94,20 +236,21 @@ static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
 static int hier_post(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count, bool send)
 {
     hier_call_t *call = ctx;
-    const mca_coll_hier_layout_t *layout = &call->buffers[buf];
     ompi_request_t **request = hier_next_request(call->module);
-    char *blocks = hier_block(layout, first);
-    const size_t elements = count * layout->count;
-    int rc;
+    hier_span_t span;
+    int rc = hier_span(&call->buffers[buf], first, count, &span);
 
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
     if (NULL == request) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (send) {
-        rc = MCA_PML_CALL(isend(blocks, elements, layout->dtype, peer, call->tag,
+        rc = MCA_PML_CALL(isend(span.ptr, span.count, span.dtype, peer, call->tag,
                                 MCA_PML_BASE_SEND_STANDARD, call->comm, request));
     } else {
-        rc = MCA_PML_CALL(irecv(blocks, elements, layout->dtype, peer, call->tag, call->comm,
+        rc = MCA_PML_CALL(irecv(span.ptr, span.count, span.dtype, peer, call->tag, call->comm,
                                 request));
     }
     call->module->request_count += OMPI_SUCCESS == rc;
@@ -188,11 +331,18 @@ static int hier_complete(void *ctx, size_t count, int blocking, int *done)
 static int hier_copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                      size_t dst_first, size_t count)
 {
-    const hier_call_t *call = ctx;
+    hier_call_t *call = ctx;
     const mca_coll_hier_layout_t *from = &call->buffers[src], *to = &call->buffers[dst];
     const size_t widest = from->count > to->count ? from->count : to->count;
     const size_t piece = 0 == widest ? count : INT_MAX / widest;
     int rc = OMPI_SUCCESS;
+
+    if (NULL != from->counts || NULL != from->offsets || NULL != to->counts || NULL != to->offsets) {
+        hier_span_t from_span, to_span;
+        rc = hier_span(from, src_first, count, &from_span);
+        rc = OMPI_SUCCESS == rc ? hier_span(to, dst_first, count, &to_span) : rc;
+        return OMPI_SUCCESS == rc ? hier_copy_variable(call, &from_span, &to_span) : rc;
+    }
 
     if (hier_block(from, src_first) == hier_block(to, dst_first) && from->dtype == to->dtype &&
         from->count == to->count) {
@@ -228,24 +378,31 @@ static int hier_reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buff
     return OMPI_SUCCESS;
 }
 
+int mca_coll_hier_run(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                      const hier_schedule_t *schedule, const mca_coll_hier_layout_t buffers[3],
+                      struct ompi_op_t *op)
+{
+    hier_call_t call = {module, comm, tag, buffers, op, false};
+    const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
+                                        hier_copy, hier_reduce};
+    const int rc = hier_execute(schedule, &transport, mca_coll_hier_component.window);
+
+    /* A failed post leaves the requests posted before it. */
+    if (OMPI_SUCCESS != rc) {
+        return hier_drop_requests(module, rc);
+    }
+    return call.truncated ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
+}
+
 int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                           int tag, const hier_schedule_t *schedule,
                           mca_coll_hier_layout_t buffers[3], const mca_coll_hier_layout_t *like,
                           struct ompi_op_t *op)
 {
-    hier_call_t call = {module, comm, tag, buffers, op};
-    const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
-                                        hier_copy, hier_reduce};
-    int rc = mca_coll_hier_scratch(&module->tmp, &module->tmp_size, hier_schedule_tmp_blocks(schedule),
-                                   like->count, like->dtype, &buffers[HIER_BUF_TMP]);
+    const int rc = mca_coll_hier_scratch(&module->tmp, &module->tmp_size, hier_schedule_tmp_blocks(schedule),
+                                         like->count, like->dtype, &buffers[HIER_BUF_TMP]);
 
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    rc = hier_execute(schedule, &transport, mca_coll_hier_component.window);
-
-    /* A failed post leaves the requests posted before it. */
-    return OMPI_SUCCESS == rc ? rc : hier_drop_requests(module, rc);
+    return OMPI_SUCCESS == rc ? mca_coll_hier_run(module, comm, tag, schedule, buffers, op) : rc;
 }
 
 void mca_coll_hier_transport_release(mca_coll_hier_module_t *module)
@@ -259,4 +416,10 @@ void mca_coll_hier_transport_release(mca_coll_hier_module_t *module)
     free(module->in_place);
     module->in_place = NULL;
     module->in_place_size = 0;
+    free(module->sizes);
+    module->sizes = NULL;
+    module->sizes_size = 0;
+    free(module->offsets);
+    module->offsets = NULL;
+    module->offsets_size = 0;
 }

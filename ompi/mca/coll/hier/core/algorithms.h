@@ -2,11 +2,13 @@
 // root) into my schedule; root is -1 for rootless collectives.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "schedule.h"
 #include "topology.h"
+#include "torus_partition.h"
 
 namespace hier {
 
@@ -26,6 +28,16 @@ struct FactorPlan {
     uint32_t steps = 0;
 };
 FactorPlan plan_factor(const Topology &topology);
+// One message of rank's factor schedule: in `step`, rank sends to and/or
+// receives from `peer`; peer == rank is the local copy m_uu. Other schedules
+// whose phases are alltoalls among SMP nodes (lg's local phase) reuse them.
+struct FactorMove {
+    uint32_t step;
+    int peer;
+    bool sends;
+    bool receives;
+};
+std::vector<FactorMove> factor_moves(const Topology &topology, int rank);
 Schedule build_factor_alltoall(const Topology &topology, int rank, int root);
 
 // edgecolor.cc: single-port alltoall in as many steps as the busiest NIC
@@ -34,10 +46,17 @@ uint32_t edgecolor_steps(const Topology &topology);
 const char *edgecolor_unfit(const Topology &topology);
 Schedule build_edgecolor_alltoall(const Topology &topology, int rank, int root);
 
-// lg.cc: the LG alltoall for two clusters (Jeannot and Steffenel).
+// lg.cc: the LG alltoall (Jeannot and Steffenel) over two clusters or
+// more: `lg` takes the backbone exchanges one per process and step (the
+// paper's), `lg_at_once` posts them all at once. Both carry
+// lg_backbone_messages over the backbone; lg takes lg_backbone_steps steps
+// there (lg_at_once 1) after a local phase of lg_local_steps (lg_at_once 1).
 const char *lg_unfit(const Topology &topology);
 uint32_t lg_backbone_steps(const Topology &topology);
+uint32_t lg_local_steps(const Topology &topology);
+size_t lg_backbone_messages(const Topology &topology);
 Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
+Schedule build_lg_at_once_alltoall(const Topology &topology, int rank, int root);
 
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text), and its
 // pairing: in round r of one_factor_rounds(size), rank meets
@@ -53,5 +72,35 @@ Schedule build_hypercube_barrier(const Topology &topology, int rank, int root);
 Schedule build_hypercube_allreduce(const Topology &topology, int rank, int root);
 Schedule build_hypercube_allgather(const Topology &topology, int rank, int root);
 Schedule build_hypercube_alltoall(const Topology &topology, int rank, int root);
+// ring.cc, ring2.cc: the store-and-forward ring alltoall of the encyclopedia
+// text, one way (p - 1 rounds) and both ways round (ceil((p - 1) / 2)).
+Schedule build_ring_alltoall(const Topology &topology, int rank, int root);
+Schedule build_ring2_alltoall(const Topology &topology, int rank, int root);
+
+// mesh.cc: the text's two-phase mesh alltoall on an r x c grid of the ranks
+// (mesh_dims: {r, c}, r the largest divisor of p not above sqrt(p)).
+std::vector<int> mesh_dims(const Topology &topology);
+Schedule build_mesh_alltoall(const Topology &topology, int rank, int root);
+
+// xor.cc: the text's XOR 1-factor alltoall, p a power of two, p - 1 rounds.
+const char *xor_unfit(const Topology &topology);
+Schedule build_xor_alltoall(const Topology &topology, int rank, int root);
+// torus_opt.cc: OPT scatter and gather on a torus (Mao, Chen and Watson).
+const char *torus_unfit(const Topology &topology);
+uint32_t opt_scatter_steps(const TorusPartition &partition);
+// With any partition (the registry's uses the topology's).
+Schedule build_opt_scatter_on(const Torus &torus, const TorusPartition &partition, int rank, int root);
+std::vector<Schedule> opt_scatter_schedules_on(const Torus &torus, const TorusPartition &partition, int root);
+Schedule build_opt_scatter(const Topology &topology, int rank, int root);
+Schedule build_opt_gather(const Topology &topology, int rank, int root);
+// Every rank's scatter or gather schedule, from one plan (for tests and tools:
+// the same schedules as the one-rank builders, much faster for all ranks).
+std::vector<Schedule> opt_schedules(const Topology &topology, hier_op_t op, int root);
+
+// torus_sdf.cc: SDF scatter and gather on a torus (Mao, Chen and Watson).
+uint32_t sdf_scatter_steps(const Torus &torus);
+Schedule build_sdf_scatter(const Topology &topology, int rank, int root);
+Schedule build_sdf_gather(const Topology &topology, int rank, int root);
+std::vector<Schedule> sdf_schedules(const Topology &topology, hier_op_t op, int root);
 
 } // namespace hier

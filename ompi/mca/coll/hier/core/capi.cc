@@ -1,4 +1,6 @@
 // The C ABI of hier_core.h over the C++ core.
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -7,11 +9,14 @@
 #include <string>
 #include <tuple>
 
+#include "autoselect.h"
 #include "algorithms.h"
 #include "cost.h"
 #include "embedding.h"
 #include "execute.h"
+#include "hostmap.h"
 #include "hier_core.h"
+#include "link_costs.h"
 #include "registry.h"
 #include "topology.h"
 
@@ -22,9 +27,18 @@ struct hier_schedule {
 struct hier_comm {
     hier::Topology topology;
     int rank;
+    int window;
+    hier::LinkCostSpec costs;
     // Schedules depend on the topology, the algorithm and the root only, so
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache;
+    // auto's decision per collective and size class, made at the first call
+    // of the class: later calls look it up and allocate nothing.
+    struct Decision {
+        bool made = false;
+        hier::Choice choice;
+    };
+    std::array<std::array<Decision, hier::kSizeClasses>, HIER_OP_COUNT> decisions{};
 };
 
 namespace {
@@ -117,11 +131,123 @@ int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_nod
                       errlen);
 }
 
+int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims, char *err, size_t errlen)
+{
+    try {
+        std::string error;
+        const std::vector<int> sizes = hier::parse_torus_dims(text ? text : "", ranks, &error);
+        if (sizes.size() > size_t(max_dims)) {
+            error = "coll_hier_torus_dims \"" + std::string(text) + "\" has more than " +
+                    std::to_string(max_dims) + " dimensions";
+        }
+        if (!error.empty()) {
+            write_line(err, errlen, error);
+            return -1;
+        }
+        std::copy(sizes.begin(), sizes.end(), dims);
+        return static_cast<int>(sizes.size());
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_torus_dims: out of memory");
+        return -1;
+    }
+}
+
+int hier_check_link_costs(const char *text, char *err, size_t errlen)
+{
+    try {
+        hier::LinkCostSpec spec;
+        std::string error;
+        if (hier::parse_link_costs(text ? text : "", &spec, &error)) {
+            write_line(err, errlen, "");
+            return 0;
+        }
+        write_line(err, errlen, error);
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_link_costs: out of memory");
+    }
+    return -1;
+}
+
+int hier_link_costs_want_probe(const char *text)
+{
+    try {
+        hier::LinkCostSpec spec;
+        std::string error;
+        return hier::parse_link_costs(text ? text : "", &spec, &error) && spec.probe ? 1 : 0;
+    } catch (...) {  // no C++ exception may reach the C glue
+        return 0;
+    }
+}
+
+hier_cluster_map_kind_t hier_cluster_map_kind(const char *text)
+{
+    const std::string map = text ? text : "";
+    if (map.empty()) {
+        return HIER_CLUSTER_MAP_NONE;
+    }
+    if (map == hier::kProbeClusters) {
+        return HIER_CLUSTER_MAP_PROBE;
+    }
+    return hier::is_host_map(map) ? HIER_CLUSTER_MAP_HOSTS : HIER_CLUSTER_MAP_COUNTS;
+}
+
+int hier_check_cluster_map(const char *text, char *err, size_t errlen)
+{
+    try {
+        const std::string error =
+            hier_cluster_map_kind(text) == HIER_CLUSTER_MAP_HOSTS ? hier::check_host_map(text) : std::string();
+        write_line(err, errlen, error);
+        return error.empty() ? 0 : -1;
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_cluster_map: out of memory");
+        return -1;
+    }
+}
+
 namespace {
 
+// Every rank's host name from the glue's fixed-width fields; empty and
+// *error set if one did not fit.
+std::vector<std::string> host_names(const hier_comm_input_t &input, std::string *error)
+{
+    std::vector<std::string> names;
+    for (int rank = 0; rank < input.size; ++rank) {
+        const char *field = input.host_names + size_t(rank) * HIER_HOST_NAME_WIDTH;
+        const size_t length = strnlen(field, HIER_HOST_NAME_WIDTH);
+        if (length == HIER_HOST_NAME_WIDTH) {
+            *error = "coll_hier_cluster_map: the host name of rank " + std::to_string(rank) + " is longer than " +
+                     std::to_string(HIER_HOST_NAME_WIDTH - 1) + " characters; expected shorter host names, or "
+                     "cluster sizes in nodes, e.g. \"3,6\"";
+            return {};
+        }
+        names.emplace_back(field, length);
+    }
+    return names;
+}
+
+// The torus's sizes from the input, or empty and *error set when they do not
+// describe the communicator.
+std::vector<int> torus_of(const hier_comm_input_t &input, std::string *error)
+{
+    if (input.torus_ndims <= 0) {
+        return {};
+    }
+    std::vector<int> dims(input.torus_dims, input.torus_dims + input.torus_ndims);
+    long long covered = 1;
+    for (int size : dims) {
+        covered = size < 1 ? 0 : std::min(covered * size, 1LL << 40);
+    }
+    if (covered != input.size) {
+        *error = "torus of " + hier::Torus(dims).describe() + " does not cover the " + std::to_string(input.size) +
+                 " ranks of the communicator";
+        return {};
+    }
+    return dims;
+}
+
 // The cluster of each node of topology (numbered as it numbers them), from
-// a cluster per rank, the latency probe, or the map; empty and *error set if
-// the map does not fit.
+// a cluster per rank, the latency probe, host patterns or counts; empty and
+// *error set if the map does not fit.
 std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_comm_input_t &input,
                                    std::string *error)
 {
@@ -133,7 +259,20 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_co
         return clusters;
     }
     const std::string map = input.cluster_map ? input.cluster_map : "";
-    if (map == hier::kProbeClusters) {
+    switch (hier_cluster_map_kind(input.cluster_map)) {
+    case HIER_CLUSTER_MAP_NONE: return {};
+    case HIER_CLUSTER_MAP_COUNTS: return hier::parse_cluster_map(map, topology.node_count(), error);
+    case HIER_CLUSTER_MAP_HOSTS: {
+        if (!input.host_names) {
+            *error = "coll_hier_cluster_map \"" + map + "\": the host names were not gathered";
+            return {};
+        }
+        const std::vector<std::string> names = host_names(input, error);
+        return error->empty()
+                   ? hier::clusters_from_host_map(map, topology, names, input.job_wide != 0, error)
+                   : std::vector<int>();
+    }
+    case HIER_CLUSTER_MAP_PROBE: {
         if (!input.node_latency) {
             *error = "coll_hier_cluster_map \"probe\": the latency probe did not run";
             return {};
@@ -141,8 +280,6 @@ std::vector<int> clusters_of_nodes(const hier::Topology &topology, const hier_co
         const auto n = size_t(topology.node_count());
         return hier::clusters_from_latency(std::vector<double>(input.node_latency, input.node_latency + n * n));
     }
-    if (!map.empty()) {
-        return hier::parse_cluster_map(map, topology.node_count(), error);
     }
     return {};
 }
@@ -209,19 +346,30 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         std::string error;
         const std::vector<int> cluster_of_node = clusters_of_nodes(hier::Topology(nodes), *input, &error);
         const int embedding = error.empty() ? embedding_setting(input->hypercube_embedding, &error) : -1;
+        const std::vector<int> torus_dims = error.empty() ? torus_of(*input, &error) : std::vector<int>();
         if (!error.empty()) {
             write_line(err, errlen, error);
             return nullptr;
         }
-        hier::Topology topology(nodes, cluster_of_node);
-        auto costs = hier::costs_from_setting(topology, cost_setting(topology, *input), &error);
-        if (!costs) {
+        hier::LinkCostSpec costs;
+        std::string ignored;  // the glue reports a bad value once; here it is unknown costs
+        if (!hier::parse_link_costs(input->link_costs ? input->link_costs : "", &costs, &ignored)) {
+            costs = hier::LinkCostSpec();
+        }
+        if (costs.probe && input->node_latency) {
+            const auto n = size_t(hier::Topology(nodes).node_count());
+            hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
+                              cluster_of_node);
+        }
+        hier::Topology topology(nodes, cluster_of_node, torus_dims);
+        auto pair_costs = hier::costs_from_setting(topology, cost_setting(topology, *input), &error);
+        if (!pair_costs) {
             write_line(err, errlen, error);
             return nullptr;
         }
-        topology.set_costs(std::move(costs));
+        topology.set_costs(std::move(pair_costs));
         topology.set_hypercube_embedding(embedding);
-        return new hier_comm{std::move(topology), input->rank, {}};
+        return new hier_comm{std::move(topology), input->rank, input->window, costs, {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
@@ -242,16 +390,46 @@ int hier_comm_cluster_count(const hier_comm_t *comm)
     return comm->topology.cluster_count();
 }
 
-const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
-                                        size_t block_bytes, int *chosen, char *reason, size_t reasonlen)
+void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)
 {
+    try {
+        write_line(out, len, comm->topology.torus() ? comm->topology.torus()->describe() : "");
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(out, len, "");
+    }
+}
+
+namespace {
+
+// auto's choice for this call: cached per size class; the call that makes
+// it writes what the model compared.
+hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, char *predictions, size_t len)
+{
+    const int size_class = hier::size_class(block_bytes);
+    hier_comm::Decision &decision = comm->decisions[op][size_class];
+    if (!decision.made) {
+        std::string line;
+        decision.choice = hier::choose_auto(op, comm->topology, hier::class_block_bytes(size_class), comm->window,
+                                            comm->costs, &line);
+        decision.made = true;
+        write_line(predictions, len, line);
+    }
+    return decision.choice;
+}
+
+} // namespace
+
+const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
+                                        size_t block_bytes, int *chosen, char *reason, size_t reasonlen,
+                                        char *predictions, size_t predictionslen)
+{
+    write_line(predictions, predictionslen, "");
     hier::Choice choice;
     try {
-        choice = hier::choose(op, requested, comm->topology, block_bytes);
-    } catch (...) {  // building the hypercube's embedding for auto may run out of memory
-        *chosen = HIER_ALG_FALLBACK;
-        write_line(reason, reasonlen, "out of memory choosing the algorithm");
-        return nullptr;
+        choice = requested == HIER_ALG_AUTO ? decide(comm, op, block_bytes, predictions, predictionslen)
+                                            : hier::choose_requested(op, requested, comm->topology);
+    } catch (...) {  // no C++ exception may reach the C glue
+        choice = hier::fallback("out of memory deciding");
     }
     *chosen = choice.id;
     if (!choice.algorithm) {

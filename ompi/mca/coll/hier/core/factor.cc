@@ -87,7 +87,7 @@ namespace {
 
 // My node is paired with itself: processors with l in [done, current) send
 // to every node mate, one message per step, in rotated order.
-void self_pair(ScheduleBuilder &b, const Topology &t, int me, uint32_t base, int done, int current)
+void self_pair(std::vector<FactorMove> &moves, const Topology &t, int me, uint32_t base, int done, int current)
 {
     const int node = t.node_of(me);
     const int n = t.node_size(node);
@@ -95,23 +95,23 @@ void self_pair(ScheduleBuilder &b, const Topology &t, int me, uint32_t base, int
     const auto &mates = t.members(node);
     for (int sender = done; sender < current; ++sender) {
         const uint32_t first_step = base + uint32_t(sender - done) * uint32_t(n - 1);
+        if (sender == mine) {
+            moves.push_back(FactorMove{first_step, me, true, true});
+        }
         for (int j = 0; j < n - 1; ++j) {
             const int target = (sender + 1 + j) % n;
             if (sender == mine) {
-                b.send(first_step + j, mates[target], block(HIER_BUF_SEND, mates[target]));
+                moves.push_back(FactorMove{first_step + j, mates[target], true, false});
             } else if (target == mine) {
-                b.recv(first_step + j, mates[sender], block(HIER_BUF_RECV, mates[sender]));
+                moves.push_back(FactorMove{first_step + j, mates[sender], false, true});
             }
-        }
-        if (sender == mine) {
-            b.copy(first_step, block(HIER_BUF_SEND, me), block(HIER_BUF_RECV, me));
         }
     }
 }
 
 // Nodes `smaller` < `larger` are paired: every u of smaller with l(u) in
 // [done, current) exchanges with every v of larger, step (l(u)-done)*|larger| + l(v).
-void node_pair(ScheduleBuilder &b, const Topology &t, int me, int smaller, int larger,
+void node_pair(std::vector<FactorMove> &moves, const Topology &t, int me, int smaller, int larger,
                uint32_t base, int done, int current)
 {
     const auto &us = t.members(smaller);
@@ -122,10 +122,8 @@ void node_pair(ScheduleBuilder &b, const Topology &t, int me, int smaller, int l
             const int u = us[lu];
             const int v = vs[lv];
             const uint32_t step = base + uint32_t(lu - done) * width + lv;
-            if (me == u) {
-                b.exchange(step, v, block(HIER_BUF_SEND, v), block(HIER_BUF_RECV, v));
-            } else if (me == v) {
-                b.exchange(step, u, block(HIER_BUF_SEND, u), block(HIER_BUF_RECV, u));
+            if (me == u || me == v) {
+                moves.push_back(FactorMove{step, me == u ? v : u, true, true});
             }
         }
     }
@@ -133,9 +131,9 @@ void node_pair(ScheduleBuilder &b, const Topology &t, int me, int smaller, int l
 
 } // namespace
 
-Schedule build_factor_alltoall(const Topology &topology, int rank, int /*root*/)
+std::vector<FactorMove> factor_moves(const Topology &topology, int rank)
 {
-    ScheduleBuilder b(rank, topology.size());
+    std::vector<FactorMove> moves;
     const int my_node = topology.node_of(rank);
     const FactorPlan plan = plan_factor(topology);
     for (const FactorPhase &phase : plan.phases) {
@@ -149,12 +147,31 @@ Schedule build_factor_alltoall(const Topology &topology, int rank, int /*root*/)
             const int y = ((i - x) % active + active) % active;
             const uint32_t base = phase.rounds[i].first_step;
             if (x == y) {
-                self_pair(b, topology, rank, base, phase.done, phase.current);
+                self_pair(moves, topology, rank, base, phase.done, phase.current);
             } else {
                 // active is in node order, so the lower index is the smaller node
-                node_pair(b, topology, rank, phase.active[std::min(x, y)],
-                          phase.active[std::max(x, y)], base, phase.done, phase.current);
+                node_pair(moves, topology, rank, phase.active[std::min(x, y)], phase.active[std::max(x, y)], base,
+                          phase.done, phase.current);
             }
+        }
+    }
+    return moves;
+}
+
+Schedule build_factor_alltoall(const Topology &topology, int rank, int /*root*/)
+{
+    ScheduleBuilder b(rank, topology.size());
+    for (const FactorMove &move : factor_moves(topology, rank)) {
+        const Region mine = block(HIER_BUF_SEND, move.peer);
+        const Region theirs = block(HIER_BUF_RECV, move.peer);
+        if (move.peer == rank) {
+            b.copy(move.step, mine, theirs);
+        } else if (move.sends && move.receives) {
+            b.exchange(move.step, move.peer, mine, theirs);
+        } else if (move.sends) {
+            b.send(move.step, move.peer, mine);
+        } else {
+            b.recv(move.step, move.peer, theirs);
         }
     }
     return b.build();

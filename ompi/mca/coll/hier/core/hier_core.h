@@ -33,7 +33,10 @@ typedef enum {
  *   gather     everyone: SEND 1 block;  root: RECV p blocks, block j from rank j
  *   allgather  SEND 1 block;  RECV p blocks, block j from rank j
  *   allreduce  SEND 1 block (the vector);  RECV 1 block: the reduction of all
- *   barrier    no data: blocks of 0 bytes; every rank leaves after all entered */
+ *   barrier    no data: blocks of 0 bytes; every rank leaves after all entered
+ *   alltoallv  as alltoall, block j of SEND (RECV) being the call's own block
+ *              for (from) rank j: blocks differ in size, and only regions of
+ *              TMP may span several blocks (TMP is laid out packed) */
 typedef enum {
     HIER_OP_ALLTOALL = 0,
     HIER_OP_SCATTER,
@@ -41,6 +44,7 @@ typedef enum {
     HIER_OP_ALLGATHER,
     HIER_OP_ALLREDUCE,
     HIER_OP_BARRIER,
+    HIER_OP_ALLTOALLV,
     HIER_OP_COUNT
 } hier_op_t;
 
@@ -80,11 +84,46 @@ const char *hier_op_name(hier_op_t op);
 int hier_parse_node_map(const char *text, int size, int *node_of_rank,
                         char *err, size_t errlen);
 
-/* Parses a cluster map, "3,6": cluster sizes in nodes, for node_count nodes
- * numbered in order. Fills cluster_of_node[0..node_count) and returns 0; on
- * error writes one line (no newline) to err and returns -1. */
+/* Parses a cluster map of counts, "3,6": cluster sizes in nodes, for
+ * node_count nodes numbered in order. Fills cluster_of_node[0..node_count)
+ * and returns 0; on error writes one line (no newline) to err and returns -1. */
 int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
                            char *err, size_t errlen);
+
+/* Parses coll_hier_torus_dims, "8x8" or "4x8x8": dimension sizes joined by
+ * x, whose product must be `ranks`. Writes up to max_dims sizes to dims and
+ * returns how many there are; on error (or more than max_dims) writes one
+ * line (no newline) to err and returns -1. */
+int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
+                          char *err, size_t errlen);
+
+/* Checks coll_hier_link_costs: "" (unknown), or comma-separated
+ * CLASS=LATENCY:BANDWIDTH[:OVERHEAD] with CLASS node, network or backbone,
+ * e.g. "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
+ * Returns 0, or -1 with one line (no newline) in err naming the parameter
+ * and the expected form. */
+int hier_check_link_costs(const char *text, char *err, size_t errlen);
+/* 1 when coll_hier_link_costs parses and asks for the latency probe
+ * ("probe" among its entries), else 0. */
+int hier_link_costs_want_probe(const char *text);
+/* The forms of coll_hier_cluster_map: none (NULL or ""), node counts
+ * ("3,6"), host patterns ("nancy:cvn[1-3];rennes:cvn[4-9]", anything with a
+ * ':'), or the latency probe ("probe"). */
+typedef enum {
+    HIER_CLUSTER_MAP_NONE = 0,
+    HIER_CLUSTER_MAP_COUNTS,
+    HIER_CLUSTER_MAP_HOSTS,
+    HIER_CLUSTER_MAP_PROBE
+} hier_cluster_map_kind_t;
+hier_cluster_map_kind_t hier_cluster_map_kind(const char *text);
+
+/* Checks what of a cluster map does not depend on the communicator: the
+ * syntax of host patterns. Returns 0, or -1 and one line (no newline) in err. */
+int hier_check_cluster_map(const char *text, char *err, size_t errlen);
+
+/* Host names travel in fields of this many bytes, NUL-padded; a name that
+ * fills its field without a NUL was longer, and is reported. */
+#define HIER_HOST_NAME_WIDTH 128
 
 /* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
  * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
@@ -103,16 +142,36 @@ typedef struct hier_comm_input {
     const int *node_of_rank;
     /* Clusters: from cluster_of_rank (any integer naming rank i's cluster)
      * when it is not NULL, else from cluster_map (NULL or "" for one
-     * cluster), coll_hier_cluster_map applied to this communicator's nodes in
-     * the order of their lowest rank. */
+     * cluster), coll_hier_cluster_map: counts apply to this communicator's
+     * nodes in the order of their lowest rank, host patterns to host_names. */
     const int *cluster_of_rank;
     const char *cluster_map;
+    /* How auto predicts time: the executor's window (coll_hier_window) and
+     * the link costs (coll_hier_link_costs, checked by
+     * hier_check_link_costs; NULL, "" or a value that does not parse:
+     * unknown). */
+    int window;
+    const char *link_costs;
+    /* host_names[i * HIER_HOST_NAME_WIDTH ...]: the name of rank i's host,
+     * for a cluster map of host patterns; NULL otherwise. job_wide != 0: the
+     * communicator holds every process of the job, so a host pattern that
+     * matches none of its hosts is an error. */
+    const char *host_names;
+    int job_wide;
     /* node_latency[a * N + b]: one-way latency in seconds between nodes a
      * and b, N = the number of distinct nodes, numbered in the order of their
      * lowest rank (the latency probe's result); NULL when not measured.
      * coll_hier_cluster_map "probe" splits the nodes at its largest gap;
-     * coll_hier_cost "probe" takes it as the cost between nodes. */
+     * coll_hier_link_costs "probe" takes the network's and the backbone's
+     * latencies from it; coll_hier_cost "probe" takes it as the cost between
+     * nodes. */
     const double *node_latency;
+    /* Torus: the ranks, in row-major order (the last dimension varying
+     * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
+     * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:
+     * no torus. */
+    int torus_ndims;
+    const int *torus_dims;
     /* Costs between processes (coll_hier_cost): NULL, "" or "locality",
      * "probe" (needs node_latency) or "file:PATH". A file indexes
      * MPI_COMM_WORLD: world_rank[i] is rank i's rank there (NULL: the
@@ -152,6 +211,8 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
+/* The torus's dimension sizes as "4x4" (empty without a torus), cut to len. */
+void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
 
 /* Chooses the algorithm for one call. requested is an id of the registry
  * (auto, fallback or an algorithm). Returns the cached schedule of the chosen
@@ -159,11 +220,15 @@ int hier_comm_cluster_count(const hier_comm_t *comm);
  * about itself, if anything, to reason ("" if nothing); or returns NULL,
  * sets *chosen to HIER_ALG_FALLBACK and writes the reason (one phrase) to
  * reason. The same arguments give the same answer on every rank of the
- * communicator. */
+ * communicator.
+ * auto decides once per size class (block bytes in [2^k, 2^(k+1))) with the
+ * time model; the call that decides writes one line to predictions (what
+ * was compared, what was picked), every other call writes "". */
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int requested, int root,
                                         size_t block_bytes, int *chosen,
-                                        char *reason, size_t reasonlen);
+                                        char *reason, size_t reasonlen,
+                                        char *predictions, size_t predictionslen);
 
 /* Blocks of TMP the schedule needs (the glue allocates them). */
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);

@@ -1,25 +1,42 @@
-// The LG alltoall for two clusters: Jeannot and Steffenel, "Fast and
-// Efficient Total Exchange on Two Clusters", Euro-Par 2007, Algorithm 1.
+// The LG alltoall: Jeannot and Steffenel, "Fast and Efficient Total Exchange
+// on Two Clusters", Euro-Par 2007, Sec. 4.1 and Algorithm 1; extended to k
+// clusters and to SMP nodes (the paper's future work), with two backbone
+// variants. docs/lg.md tells the whole story; in short:
 //
-// C1 has n1 processes, C2 n2 >= n1 (roles swap otherwise); ranks of the two
-// are interleaved arbitrarily in the communicator, so each is known by its
-// index in its cluster. C2 is cut into groups of n1 consecutive indices.
-// - step 0: every intra-cluster message goes directly;
-// - step 1 (local aggregation): C1 process i sends its message for C2 process
-//   j to C1 process j mod n1; C2 process i sends its message for C1 process j
-//   to the member of its group that faces j, group(i) * n1 + j;
-// - steps 2 .. 1 + ceil(n2/n1) (backbone): C1 process i exchanges with C2
-//   process i + n1 s, one aggregated message each way, and unpacks.
+// Every ordered pair of clusters does the paper's exchange. In the pair
+// (small, large), n1 = |small| <= n2 = |large| (ties: the lower cluster plays
+// small), the large cluster is cut into groups of n1 consecutive LG indices:
+// - a small process's block for large process b is carried by small process
+//   b mod n1, which sends large process b the n1 blocks of all small
+//   processes in one message;
+// - a large process's block for small process a is carried by the member of
+//   its group that faces a, group * n1 + a, which sends a the blocks of its
+//   group in one message.
+// So the backbone carries 2 max(n1, n2) messages per pair of clusters.
 //
-// Departures: the paper's slip for a partial last group (r = n2 mod n1 < n1
-// members) is mended without any extra backbone message: a member of the
-// partial group stores its message for C1 process j >= r, whose facing
-// process does not exist, on the facing process of the group before it (a
-// full group exists since n1 <= n2), which carries it in the same backbone
-// message. Every C2 process exchanges exactly once, so the backbone carries
-// 2 max(n1, n2) messages in ceil(n2/n1) steps for any n1, n2. Aggregated
-// messages are packed into TMP by the local step and unpacked by copies.
-// Algorithm 1's loop is read as i = 0..n1-1, j = i + s n1 (its "e" is a slip).
+// Departures from the paper:
+// - Partial last group (r = n2 mod n1 < n1 members): the paper's rule names
+//   a process that does not exist for a >= r; such a block rides with the
+//   facing process of the group before it (a full group exists since
+//   n1 <= n2), in the same backbone message: still 2 max(n1, n2) messages.
+// - k clusters: every pair of clusters as above. The paper's variant (`lg`)
+//   takes a process's backbone exchanges one per step: first-fit colouring
+//   of all exchanges, taken pair by pair in the rounds of the 1-factorization
+//   of the clusters (for two clusters exactly the paper's ceil(n2/n1) steps).
+//   `lg_at_once` posts every backbone exchange in one step.
+// - SMP nodes: the local phase is itself an alltoall among the cluster's
+//   processes. Each process sends each cluster mate one message: its direct
+//   block, then the blocks that mate carries for it over the backbone, packed
+//   in TMP. `lg` runs these messages in the steps of the factor schedule over
+//   the cluster's nodes (factor.cc's moves); `lg_at_once` posts them all in
+//   one step.
+// - LG indices deal a cluster's processes round-robin over its nodes, so the
+//   processes of one backbone step spread over the nodes' NICs (for nodes of
+//   one process: rank order, as in the paper).
+//
+// Memory per rank: the plan is O(p + E) for E backbone exchanges (at most
+// p (k - 1) for k clusters), computed once per schedule; TMP holds each of
+// the rank's blocks about twice (packed local messages, backbone regions): O(p).
 #include "algorithms.h"
 
 #include <algorithm>
@@ -28,23 +45,22 @@ namespace hier {
 
 namespace {
 
-// The two clusters, and where C2's messages gather before the backbone.
-struct LgLayout {
-    const std::vector<int> *c1;  // ranks, by index in the cluster
-    const std::vector<int> *c2;
+// The paper's exchange between two clusters: `small` plays C1 (n1
+// processes), `large` C2 (n2 >= n1), each by LG index.
+struct LgPair {
+    const std::vector<int> *small;
+    const std::vector<int> *large;
     int n1, n2;
 
-    int group(int i2) const { return i2 / n1; }
-    // The C2 process that carries C2 process i2's message for C1 process j1.
-    int facing(int i2, int j1) const
+    int group(int b) const { return b / n1; }
+    // The large process that carries large process b's block for small process a.
+    int facing(int b, int a) const
     {
-        const int k = group(i2) * n1 + j1;
+        const int k = group(b) * n1 + a;
         return k < n2 ? k : k - n1;
     }
-    // Where, in k's outgoing region, C2 process i2's block lies (i2 faces
-    // through k: k's group, or the partial group right after it).
-    int slot_at_facing(int i2, int k) const { return i2 - group(k) * n1; }
-    // How many C2 processes send through C2 process k.
+    // How many large processes send through large process k (its own group,
+    // and the partial group right after it when k faces one it lacks).
     int carried_by(int k) const
     {
         const int r = n2 % n1;
@@ -53,127 +69,429 @@ struct LgLayout {
         const bool takes_partial = r > 0 && group(k) == last_full && k % n1 >= r;
         return own_group + (takes_partial ? r : 0);
     }
+    // How many large processes small process a faces: a, a + n1, ...
+    int faced_by(int a) const { return (n2 - a + n1 - 1) / n1; }
+    int steps() const { return (n2 + n1 - 1) / n1; }
 };
 
-constexpr uint32_t kDirectStep = 0;
-constexpr uint32_t kAggregationStep = 1;
-constexpr uint32_t kFirstBackboneStep = 2;
+constexpr uint32_t kPackStep = 0;
+constexpr uint32_t kFirstLocalStep = 1;
 
-void direct_within_cluster(ScheduleBuilder &b, const std::vector<int> &cluster, int me)
-{
-    for (int peer : cluster) {
-        if (peer == me) {
-            b.copy(kDirectStep, block(HIER_BUF_SEND, me), block(HIER_BUF_RECV, me));
-        } else {
-            b.exchange(kDirectStep, peer, block(HIER_BUF_SEND, peer), block(HIER_BUF_RECV, peer));
-        }
-    }
-}
+// What every rank computes alike: clusters by LG index, pairs, and the steps.
+class LgPlan {
+public:
+    LgPlan(const Topology &topology, bool at_once);
 
-// C1 process i: TMP holds, per C2 process j it faces (j = i + n1 s), an
-// outgoing region of n1 blocks (one per C1 process), then the incoming
-// regions, in the same order.
-void c1_side(ScheduleBuilder &b, const LgLayout &l, int i)
+    int cluster_count() const { return int(order_.size()); }
+    const std::vector<int> &order(int cluster) const { return order_[cluster]; }
+    int index(int rank) const { return index_[rank]; }
+    // c plays small against d.
+    bool is_small(int c, int d) const
+    {
+        const size_t nc = order_[c].size(), nd = order_[d].size();
+        return nc < nd || (nc == nd && c < d);
+    }
+    LgPair pair(int c, int d) const
+    {
+        const int s = is_small(c, d) ? c : d, l = s == c ? d : c;
+        return LgPair{&order_[s], &order_[l], int(order_[s].size()), int(order_[l].size())};
+    }
+    // Steps of the local phase (the factor schedule's, over each cluster's
+    // nodes, for `lg`; 1 for `lg_at_once`), and the backbone's.
+    uint32_t local_steps() const { return local_steps_; }
+    uint32_t backbone_steps() const { return backbone_steps_; }
+    uint32_t first_backbone_step() const { return kFirstLocalStep + local_steps_; }
+    // The step of the backbone exchange between ranks u and v.
+    uint32_t backbone_step(int u, int v) const;
+
+private:
+    void colour_backbone();
+
+    std::vector<std::vector<int>> order_;
+    std::vector<int> index_;
+    bool at_once_;
+    uint32_t local_steps_ = 1;
+    uint32_t backbone_steps_ = 1;
+    std::vector<std::vector<std::pair<int, uint32_t>>> colours_;  // per rank: (partner, colour)
+};
+
+// A cluster's processes dealt round-robin over its nodes (nodes in the order
+// of their lowest rank, each node's processes in rank order).
+std::vector<int> dealt_over_nodes(const Topology &topology, int cluster)
 {
-    // Aggregation: my message for every C2 process goes to the C1 process
-    // that faces it; I gather those for the C2 processes I face.
-    for (int j = 0; j < l.n2; ++j) {
-        const int holder = j % l.n1;
-        const Region slot = block(HIER_BUF_TMP, (j / l.n1) * l.n1 + i);
-        if (holder == i) {
-            b.copy(kAggregationStep, block(HIER_BUF_SEND, (*l.c2)[j]), slot);
-        } else {
-            b.send(kAggregationStep, (*l.c1)[holder], block(HIER_BUF_SEND, (*l.c2)[j]));
+    std::vector<int> nodes;
+    for (int rank : topology.cluster_members(cluster)) {
+        if (topology.local_index(rank) == 0) {
+            nodes.push_back(topology.node_of(rank));
         }
     }
-    for (int source = 0; source < l.n1; ++source) {
-        if (source == i) {
-            continue;
-        }
-        for (int j = i; j < l.n2; j += l.n1) {
-            b.recv(kAggregationStep, (*l.c1)[source], block(HIER_BUF_TMP, (j / l.n1) * l.n1 + source));
-        }
-    }
-    // Backbone: one exchange per C2 process I face.
-    const int faced = (l.n2 - i + l.n1 - 1) / l.n1;
-    uint32_t incoming = uint32_t(faced * l.n1);
-    for (int s = 0; s < faced; ++s) {
-        const int j = i + s * l.n1;
-        const auto count = uint32_t(l.carried_by(j));
-        const uint32_t step = kFirstBackboneStep + uint32_t(s);
-        b.exchange(step, (*l.c2)[j], Region{HIER_BUF_TMP, uint32_t(s * l.n1), uint32_t(l.n1)},
-                   Region{HIER_BUF_TMP, incoming, count});
-        for (int i2 = 0; i2 < l.n2; ++i2) {
-            if (l.facing(i2, i) == j) {
-                b.copy(step, block(HIER_BUF_TMP, int(incoming) + l.slot_at_facing(i2, j)),
-                       block(HIER_BUF_RECV, (*l.c2)[i2]));
+    std::vector<int> order;
+    for (int l = 0; order.size() < topology.cluster_members(cluster).size(); ++l) {
+        for (int node : nodes) {
+            if (l < topology.node_size(node)) {
+                order.push_back(topology.members(node)[l]);
             }
         }
-        incoming += count;
+    }
+    return order;
+}
+
+// The cluster's processes as a machine of their own: rank i of it is
+// cluster_members(cluster)[i], on its node.
+Topology cluster_machine(const Topology &topology, int cluster)
+{
+    std::vector<int> node_of_member;
+    for (int rank : topology.cluster_members(cluster)) {
+        node_of_member.push_back(topology.node_of(rank));
+    }
+    return Topology(node_of_member);
+}
+
+LgPlan::LgPlan(const Topology &topology, bool at_once) : index_(topology.size()), at_once_(at_once)
+{
+    for (int c = 0; c < topology.cluster_count(); ++c) {
+        order_.push_back(dealt_over_nodes(topology, c));
+        for (size_t i = 0; i < order_[c].size(); ++i) {
+            index_[order_[c][i]] = int(i);
+        }
+    }
+    if (!at_once) {
+        local_steps_ = 0;
+        for (int c = 0; c < cluster_count(); ++c) {
+            local_steps_ = std::max(local_steps_, plan_factor(cluster_machine(topology, c)).steps);
+        }
+        colours_.resize(topology.size());
+        colour_backbone();
     }
 }
 
-// C2 process k: TMP holds its outgoing region (the blocks it carries for the
-// one C1 process it faces, k mod n1), then the n1 incoming blocks.
-void c2_side(ScheduleBuilder &b, const LgLayout &l, int k)
+// The smallest colour in neither sorted list.
+uint32_t first_free(const std::vector<std::pair<int, uint32_t>> &a, const std::vector<std::pair<int, uint32_t>> &b)
 {
-    const int faced = k % l.n1;
-    for (int j = 0; j < l.n1; ++j) {
-        const int via = l.facing(k, j);
-        if (via == k) {
-            b.copy(kAggregationStep, block(HIER_BUF_SEND, (*l.c1)[j]),
-                   block(HIER_BUF_TMP, l.slot_at_facing(k, k)));
+    uint32_t colour = 0;
+    for (size_t i = 0, j = 0;;) {
+        while (i < a.size() && a[i].second < colour) {
+            ++i;
+        }
+        while (j < b.size() && b[j].second < colour) {
+            ++j;
+        }
+        if ((i < a.size() && a[i].second == colour) || (j < b.size() && b[j].second == colour)) {
+            ++colour;
         } else {
-            b.send(kAggregationStep, (*l.c2)[via], block(HIER_BUF_SEND, (*l.c1)[j]));
+            return colour;
         }
     }
-    for (int i2 = 0; i2 < l.n2; ++i2) {
-        if (i2 != k && l.facing(i2, faced) == k) {
-            b.recv(kAggregationStep, (*l.c2)[i2], block(HIER_BUF_TMP, l.slot_at_facing(i2, k)));
+}
+
+void insert_colour(std::vector<std::pair<int, uint32_t>> &list, int partner, uint32_t colour)
+{
+    const auto at = std::lower_bound(list.begin(), list.end(), colour,
+                                     [](const auto &entry, uint32_t c) { return entry.second < c; });
+    list.insert(at, {partner, colour});
+}
+
+// First-fit: each exchange takes the first step in which both its processes
+// are free, exchanges taken pair by pair in the rounds of the 1-factorization
+// of the clusters, within a pair step by step of the paper (C1 process i with
+// C2 process i + s n1). For two clusters that is exactly the paper's
+// ceil(n2/n1) steps; in general, for every exchange at step t and every
+// earlier step, one of its two processes is busy then.
+void LgPlan::colour_backbone()
+{
+    const int k = cluster_count();
+    uint32_t used = 0;
+    for (int round = 0; round < one_factor_rounds(k); ++round) {
+        for (int c = 0; c < k; ++c) {
+            const int d = one_factor_partner(c, round, k);
+            if (d <= c) {
+                continue;
+            }
+            const LgPair p = pair(c, d);
+            for (int s = 0; s < p.steps(); ++s) {
+                for (int i = 0; i < p.n1 && i + s * p.n1 < p.n2; ++i) {
+                    const int u = (*p.small)[i], v = (*p.large)[i + s * p.n1];
+                    const uint32_t colour = first_free(colours_[u], colours_[v]);
+                    insert_colour(colours_[u], v, colour);
+                    insert_colour(colours_[v], u, colour);
+                    used = std::max(used, colour + 1);
+                }
+            }
         }
     }
-    const auto carried = uint32_t(l.carried_by(k));
-    const uint32_t step = kFirstBackboneStep + uint32_t(l.group(k));
-    b.exchange(step, (*l.c1)[faced], Region{HIER_BUF_TMP, 0, carried},
-               Region{HIER_BUF_TMP, carried, uint32_t(l.n1)});
-    for (int source = 0; source < l.n1; ++source) {
-        b.copy(step, block(HIER_BUF_TMP, int(carried) + source), block(HIER_BUF_RECV, (*l.c1)[source]));
+    backbone_steps_ = used;
+}
+
+uint32_t LgPlan::backbone_step(int u, int v) const
+{
+    if (at_once_) {
+        return first_backbone_step();
     }
+    for (const auto &[partner, colour] : colours_[u]) {
+        if (partner == v) {
+            return first_backbone_step() + colour;
+        }
+    }
+    return first_backbone_step();  // not reached: every exchange is coloured
+}
+
+// One rank's schedule.
+class LgRank {
+public:
+    LgRank(const Topology &topology, const LgPlan &plan, int rank, bool at_once)
+        : topology_(topology), plan_(plan), me_(rank), cluster_(topology.cluster_of(rank)),
+          mine_(plan.index(rank)), at_once_(at_once), b_(rank, topology.size()),
+          out_first_(plan.cluster_count(), 0), in_first_(plan.cluster_count(), 0)
+    {
+    }
+
+    Schedule build();
+
+private:
+    Region take(uint32_t blocks)
+    {
+        const Region region{HIER_BUF_TMP, tmp_, blocks};
+        tmp_ += blocks;
+        return region;
+    }
+    // Calls f(d, dest) for every block that source (an LG index of my
+    // cluster) hands carrier (another, or the same) for the backbone: its
+    // block for process dest (an LG index) of cluster d.
+    template <typename F> void carried(int carrier, int source, F f) const;
+    // Where in my outgoing backbone regions source's block for process dest
+    // of cluster d goes.
+    Region out_slot(int d, int dest, int source) const;
+    void allocate_backbone();
+    void pack();
+    void local_phase();
+    void backbone();
+    uint32_t local_step(int peer, bool sending) const;
+
+    const Topology &topology_;
+    const LgPlan &plan_;
+    int me_, cluster_, mine_;
+    bool at_once_;
+    ScheduleBuilder b_;
+    uint32_t tmp_ = 0;
+    std::vector<uint32_t> out_first_, in_first_;  // per other cluster
+    std::vector<Region> local_out_;               // per LG index of my cluster
+    std::vector<FactorMove> moves_;               // lg: the local phase's factor moves
+};
+
+template <typename F> void LgRank::carried(int carrier, int source, F f) const
+{
+    for (int d = 0; d < plan_.cluster_count(); ++d) {
+        if (d == cluster_) {
+            continue;
+        }
+        const LgPair p = plan_.pair(cluster_, d);
+        if (plan_.is_small(cluster_, d)) {
+            for (int b = carrier; b < p.n2; b += p.n1) {
+                f(d, b);
+            }
+        } else if (p.facing(source, carrier % p.n1) == carrier) {
+            f(d, carrier % p.n1);
+        }
+    }
+}
+
+Region LgRank::out_slot(int d, int dest, int source) const
+{
+    const LgPair p = plan_.pair(cluster_, d);
+    if (plan_.is_small(cluster_, d)) {
+        return block(HIER_BUF_TMP, int(out_first_[d]) + p.group(dest) * p.n1 + source);
+    }
+    return block(HIER_BUF_TMP, int(out_first_[d]) + source - p.group(mine_) * p.n1);
+}
+
+// Per other cluster d: my outgoing regions (small: one of n1 blocks per
+// large process I face; large: the one of the blocks I carry), then my
+// incoming ones, in the same order.
+void LgRank::allocate_backbone()
+{
+    for (int d = 0; d < plan_.cluster_count(); ++d) {
+        if (d == cluster_) {
+            continue;
+        }
+        const LgPair p = plan_.pair(cluster_, d);
+        out_first_[d] = tmp_;
+        take(uint32_t(plan_.is_small(cluster_, d) ? p.faced_by(mine_) * p.n1 : p.carried_by(mine_)));
+    }
+    for (int d = 0; d < plan_.cluster_count(); ++d) {
+        if (d == cluster_) {
+            continue;
+        }
+        const LgPair p = plan_.pair(cluster_, d);
+        in_first_[d] = tmp_;
+        if (plan_.is_small(cluster_, d)) {
+            for (int b = mine_; b < p.n2; b += p.n1) {
+                take(uint32_t(p.carried_by(b)));
+            }
+        } else {
+            take(uint32_t(p.n1));
+        }
+    }
+}
+
+// Step 0, copies only: my own block, the blocks I carry myself, and the
+// local messages that carry more than their direct block, packed.
+void LgRank::pack()
+{
+    b_.copy(kPackStep, block(HIER_BUF_SEND, me_), block(HIER_BUF_RECV, me_));
+    const std::vector<int> &mates = plan_.order(cluster_);
+    carried(mine_, mine_, [&](int d, int dest) {
+        b_.copy(kPackStep, block(HIER_BUF_SEND, plan_.order(d)[dest]), out_slot(d, dest, mine_));
+    });
+    local_out_.assign(mates.size(), Region{});
+    for (int mate = 0; mate < int(mates.size()); ++mate) {
+        if (mate == mine_) {
+            continue;
+        }
+        uint32_t blocks = 1;
+        carried(mate, mine_, [&](int, int) { ++blocks; });
+        if (blocks == 1) {
+            local_out_[mate] = block(HIER_BUF_SEND, mates[mate]);
+            continue;
+        }
+        local_out_[mate] = take(blocks);
+        uint32_t at = local_out_[mate].first;
+        b_.copy(kPackStep, block(HIER_BUF_SEND, mates[mate]), block(HIER_BUF_TMP, int(at++)));
+        carried(mate, mine_, [&](int d, int dest) {
+            b_.copy(kPackStep, block(HIER_BUF_SEND, plan_.order(d)[dest]), block(HIER_BUF_TMP, int(at++)));
+        });
+    }
+}
+
+uint32_t LgRank::local_step(int peer, bool sending) const
+{
+    if (at_once_) {
+        return kFirstLocalStep;
+    }
+    const int sub_peer = topology_.cluster_index(peer);
+    for (const FactorMove &move : moves_) {
+        if (move.peer == sub_peer && (sending ? move.sends : move.receives)) {
+            return kFirstLocalStep + move.step;
+        }
+    }
+    return kFirstLocalStep;  // not reached: factor moves every pair both ways
+}
+
+// Every cluster mate sends me one message: my block from it, then the
+// blocks I carry for it, which I move into my outgoing backbone regions.
+void LgRank::local_phase()
+{
+    if (!at_once_) {
+        moves_ = factor_moves(cluster_machine(topology_, cluster_), topology_.cluster_index(me_));
+    }
+    const std::vector<int> &mates = plan_.order(cluster_);
+    for (int mate = 0; mate < int(mates.size()); ++mate) {
+        if (mate == mine_) {
+            continue;
+        }
+        const int peer = mates[mate];
+        b_.send(local_step(peer, true), peer, local_out_[mate]);
+        uint32_t blocks = 1;
+        carried(mine_, mate, [&](int, int) { ++blocks; });
+        const uint32_t step = local_step(peer, false);
+        if (blocks == 1) {
+            b_.recv(step, peer, block(HIER_BUF_RECV, peer));
+            continue;
+        }
+        const Region incoming = take(blocks);
+        b_.recv(step, peer, incoming);
+        uint32_t at = incoming.first;
+        b_.copy(step, block(HIER_BUF_TMP, int(at++)), block(HIER_BUF_RECV, peer));
+        carried(mine_, mate, [&](int d, int dest) {
+            b_.copy(step, block(HIER_BUF_TMP, int(at++)), out_slot(d, dest, mate));
+        });
+    }
+}
+
+// One exchange per process I face, and the blocks it brings to RECV.
+void LgRank::backbone()
+{
+    for (int d = 0; d < plan_.cluster_count(); ++d) {
+        if (d == cluster_) {
+            continue;
+        }
+        const LgPair p = plan_.pair(cluster_, d);
+        if (plan_.is_small(cluster_, d)) {
+            uint32_t in = in_first_[d];
+            for (int b = mine_, s = 0; b < p.n2; b += p.n1, ++s) {
+                const int partner = (*p.large)[b];
+                const auto count = uint32_t(p.carried_by(b));
+                const uint32_t step = plan_.backbone_step(me_, partner);
+                b_.exchange(step, partner, Region{HIER_BUF_TMP, out_first_[d] + uint32_t(s * p.n1), uint32_t(p.n1)},
+                            Region{HIER_BUF_TMP, in, count});
+                for (uint32_t slot = 0; slot < count; ++slot) {
+                    b_.copy(step, block(HIER_BUF_TMP, int(in + slot)),
+                            block(HIER_BUF_RECV, (*p.large)[p.group(b) * p.n1 + int(slot)]));
+                }
+                in += count;
+            }
+        } else {
+            const int partner = (*p.small)[mine_ % p.n1];
+            const uint32_t step = plan_.backbone_step(me_, partner);
+            b_.exchange(step, partner, Region{HIER_BUF_TMP, out_first_[d], uint32_t(p.carried_by(mine_))},
+                        Region{HIER_BUF_TMP, in_first_[d], uint32_t(p.n1)});
+            for (int source = 0; source < p.n1; ++source) {
+                b_.copy(step, block(HIER_BUF_TMP, int(in_first_[d]) + source), block(HIER_BUF_RECV, (*p.small)[source]));
+            }
+        }
+    }
+}
+
+Schedule LgRank::build()
+{
+    allocate_backbone();
+    pack();
+    local_phase();
+    backbone();
+    return b_.build();
+}
+
+Schedule build_lg(const Topology &topology, int rank, bool at_once)
+{
+    const LgPlan plan(topology, at_once);
+    return LgRank(topology, plan, rank, at_once).build();
 }
 
 } // namespace
 
 const char *lg_unfit(const Topology &topology)
 {
-    return topology.cluster_count() == 2 ? nullptr : "needs exactly two clusters (coll_hier_cluster_map)";
+    return topology.cluster_count() >= 2 ? nullptr : "needs two clusters or more (coll_hier_cluster_map)";
 }
 
 uint32_t lg_backbone_steps(const Topology &topology)
 {
-    const int a = int(topology.cluster_members(0).size());
-    const int b = int(topology.cluster_members(1).size());
-    const int n1 = std::min(a, b);
-    return uint32_t((std::max(a, b) + n1 - 1) / n1);
+    return LgPlan(topology, false).backbone_steps();
+}
+
+uint32_t lg_local_steps(const Topology &topology)
+{
+    return LgPlan(topology, false).local_steps();
+}
+
+size_t lg_backbone_messages(const Topology &topology)
+{
+    size_t messages = 0;
+    for (int c = 0; c < topology.cluster_count(); ++c) {
+        for (int d = c + 1; d < topology.cluster_count(); ++d) {
+            messages += 2 * std::max(topology.cluster_members(c).size(), topology.cluster_members(d).size());
+        }
+    }
+    return messages;
 }
 
 Schedule build_lg_alltoall(const Topology &topology, int rank, int /*root*/)
 {
-    ScheduleBuilder b(rank, topology.size());
-    const auto &first = topology.cluster_members(0);
-    const auto &second = topology.cluster_members(1);
-    const bool first_is_c1 = first.size() <= second.size();
-    LgLayout l{first_is_c1 ? &first : &second, first_is_c1 ? &second : &first, 0, 0};
-    l.n1 = int(l.c1->size());
-    l.n2 = int(l.c2->size());
-    const int cluster = topology.cluster_of(rank);
-    direct_within_cluster(b, topology.cluster_members(cluster), rank);
-    const bool in_c1 = &topology.cluster_members(cluster) == l.c1;
-    if (in_c1) {
-        c1_side(b, l, topology.cluster_index(rank));
-    } else {
-        c2_side(b, l, topology.cluster_index(rank));
-    }
-    return b.build();
+    return build_lg(topology, rank, false);
+}
+
+Schedule build_lg_at_once_alltoall(const Topology &topology, int rank, int /*root*/)
+{
+    return build_lg(topology, rank, true);
 }
 
 } // namespace hier

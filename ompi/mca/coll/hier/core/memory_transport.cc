@@ -1,6 +1,7 @@
 // The in-memory transport.
 #include "memory_transport.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "execute.h"
@@ -24,7 +25,8 @@ constexpr int kFailed = 1;
 } // namespace
 
 MemoryWorld::MemoryWorld(int size, size_t block_bytes)
-    : size_(size), block_bytes_(block_bytes), buffers_(size_t(size) * 3), endpoints_(size)
+    : size_(size), block_bytes_(block_bytes), buffers_(size_t(size) * 3), blocks_(size_t(size) * 3),
+      endpoints_(size)
 {
     for (int rank = 0; rank < size; ++rank) {
         Endpoint &endpoint = endpoints_[rank];
@@ -39,30 +41,53 @@ std::vector<uint8_t> &MemoryWorld::buffer(int rank, hier_buffer_t buf)
     return buffers_[size_t(rank) * 3 + buf];
 }
 
-uint8_t *MemoryWorld::resolve(Endpoint &endpoint, hier_buffer_t buf, size_t first, size_t count)
+void MemoryWorld::set_blocks(int rank, hier_buffer_t buf, std::vector<size_t> start, std::vector<size_t> bytes)
+{
+    blocks_[size_t(rank) * 3 + buf] = Blocks{std::move(start), std::move(bytes)};
+}
+
+MemoryWorld::Span MemoryWorld::resolve(Endpoint &endpoint, hier_buffer_t buf, size_t first, size_t count)
 {
     std::vector<uint8_t> &bytes = buffer(endpoint.rank, buf);
-    if ((first + count) * block_bytes_ > bytes.size()) {
-        endpoint.error = "rank " + std::to_string(endpoint.rank) + ": blocks [" + std::to_string(first) +
-                         ", " + std::to_string(first + count) + ") lie outside " + buffer_name(buf);
-        return nullptr;
+    const Blocks &blocks = blocks_[size_t(endpoint.rank) * 3 + buf];
+    const auto fail = [&](const char *why) {
+        endpoint.error = "rank " + std::to_string(endpoint.rank) + ": blocks [" + std::to_string(first) + ", " +
+                         std::to_string(first + count) + ") " + why + " " + buffer_name(buf);
+        return Span{nullptr, 0, false};
+    };
+    size_t start = first * block_bytes_, length = count * block_bytes_;
+    if (!blocks.start.empty()) {
+        if (first + count > blocks.start.size()) {
+            return fail("lie outside");
+        }
+        start = count ? blocks.start[first] : 0;
+        length = 0;
+        for (size_t b = first; b < first + count; ++b) {
+            if (blocks.start[b] != start + length) {
+                return fail("are not contiguous in");
+            }
+            length += blocks.bytes[b];
+        }
     }
-    return bytes.data() + first * block_bytes_;
+    if (start + length > bytes.size()) {
+        return fail("lie outside");
+    }
+    return {bytes.data() + start, length, true};
 }
 
 int MemoryWorld::post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
 {
     auto &endpoint = *static_cast<Endpoint *>(ctx);
     MemoryWorld &world = *endpoint.world;
-    const uint8_t *from = world.resolve(endpoint, buf, first, count);
-    if (!from) {
+    const Span from = world.resolve(endpoint, buf, first, count);
+    if (!from.ok) {
         return kFailed;
     }
     if (peer < 0 || peer >= world.size_) {
         endpoint.error = "rank " + std::to_string(endpoint.rank) + " sends to rank " + std::to_string(peer);
         return kFailed;
     }
-    world.channels_[{endpoint.rank, peer}].emplace_back(from, from + count * world.block_bytes_);
+    world.channels_[{endpoint.rank, peer}].emplace_back(from.data, from.data + from.bytes);
     ++world.messages_sent_;
     endpoint.pending.push_back(Pending{false, peer, nullptr, 0, true});
     return 0;
@@ -71,11 +96,11 @@ int MemoryWorld::post_send(void *ctx, int peer, hier_buffer_t buf, size_t first,
 int MemoryWorld::post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count)
 {
     auto &endpoint = *static_cast<Endpoint *>(ctx);
-    uint8_t *to = endpoint.world->resolve(endpoint, buf, first, count);
-    if (!to) {
+    const Span to = endpoint.world->resolve(endpoint, buf, first, count);
+    if (!to.ok) {
         return kFailed;
     }
-    endpoint.pending.push_back(Pending{true, peer, to, count * endpoint.world->block_bytes_, false});
+    endpoint.pending.push_back(Pending{true, peer, to.data, to.bytes, false});
     return 0;
 }
 
@@ -106,7 +131,9 @@ int MemoryWorld::complete(void *ctx, size_t count, int blocking, int *done)
                              std::to_string(message.size());
             return kFailed;
         }
-        std::memcpy(op.to, message.data(), message.size());
+        if (!message.empty()) {
+            std::memcpy(op.to, message.data(), message.size());
+        }
         channel->second.pop_front();
         op.matched = true;
     }
@@ -125,12 +152,19 @@ int MemoryWorld::copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffe
                       size_t dst_first, size_t count)
 {
     auto &endpoint = *static_cast<Endpoint *>(ctx);
-    const uint8_t *from = endpoint.world->resolve(endpoint, src, src_first, count);
-    uint8_t *to = endpoint.world->resolve(endpoint, dst, dst_first, count);
-    if (!from || !to) {
+    const Span from = endpoint.world->resolve(endpoint, src, src_first, count);
+    const Span to = endpoint.world->resolve(endpoint, dst, dst_first, count);
+    if (!from.ok || !to.ok) {
         return kFailed;
     }
-    std::memmove(to, from, count * endpoint.world->block_bytes_);
+    if (from.bytes != to.bytes) {
+        endpoint.error = "rank " + std::to_string(endpoint.rank) + " copies " + std::to_string(from.bytes) +
+                         " bytes into a region of " + std::to_string(to.bytes);
+        return kFailed;
+    }
+    if (from.bytes > 0) {
+        std::memmove(to.data, from.data, from.bytes);
+    }
     return 0;
 }
 
@@ -138,13 +172,13 @@ int MemoryWorld::reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buf
                         size_t dst_first, size_t count)
 {
     auto &endpoint = *static_cast<Endpoint *>(ctx);
-    const uint8_t *from = endpoint.world->resolve(endpoint, src, src_first, count);
-    uint8_t *to = endpoint.world->resolve(endpoint, dst, dst_first, count);
-    if (!from || !to) {
+    const Span from = endpoint.world->resolve(endpoint, src, src_first, count);
+    const Span to = endpoint.world->resolve(endpoint, dst, dst_first, count);
+    if (!from.ok || !to.ok) {
         return kFailed;
     }
-    for (size_t i = 0; i < count * endpoint.world->block_bytes_; ++i) {
-        to[i] = static_cast<uint8_t>(to[i] + from[i]);
+    for (size_t i = 0; i < std::min(from.bytes, to.bytes); ++i) {
+        to.data[i] = static_cast<uint8_t>(to.data[i] + from.data[i]);
     }
     return 0;
 }
@@ -157,7 +191,9 @@ std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
     std::vector<Execution> executions;
     executions.reserve(size_);
     for (int rank = 0; rank < size_; ++rank) {
-        buffer(rank, HIER_BUF_TMP).assign(schedules[rank].tmp_blocks() * block_bytes_, 0);
+        if (blocks_[size_t(rank) * 3 + HIER_BUF_TMP].start.empty()) {
+            buffer(rank, HIER_BUF_TMP).assign(schedules[rank].tmp_blocks() * block_bytes_, 0);
+        }
         executions.emplace_back(schedules[rank], endpoints_[rank].transport, window);
     }
     // Progress is a message sent or a round finished; a sweep over all ranks
@@ -174,7 +210,8 @@ std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
         bool all_done = true;
         for (int rank = 0; rank < size_; ++rank) {
             if (executions[rank].advance(false) != 0) {
-                return endpoints_[rank].error;
+                return endpoints_[rank].error.empty() ? "rank " + std::to_string(rank) + ": the transport failed"
+                                                      : endpoints_[rank].error;
             }
             all_done = all_done && executions[rank].done();
         }

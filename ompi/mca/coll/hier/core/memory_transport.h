@@ -6,7 +6,8 @@
 // counted twice or left out shows in the result. The ranks run round-robin
 // with non-blocking advances, so a schedule that would deadlock is reported,
 // not hung. Unit tests use it to check every byte of every algorithm without
-// MPI.
+// MPI. Blocks are of one size, or, buffer by buffer, of sizes of their own at
+// offsets of their own (alltoallv).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,14 @@ class MemoryWorld {
 public:
     MemoryWorld(int size, size_t block_bytes);
 
-    // The caller fills SEND and sizes RECV; run() sizes TMP from each schedule.
+    // The caller fills SEND and sizes RECV; run() sizes TMP from each
+    // schedule, unless the caller gave TMP variable blocks.
     std::vector<uint8_t> &buffer(int rank, hier_buffer_t buffer);
+
+    // Variable blocks: block b of the buffer is bytes [start[b], start[b] +
+    // bytes[b]) (the caller sizes the buffer). A region of several blocks
+    // must lie contiguously in it (packed TMP), or it is reported.
+    void set_blocks(int rank, hier_buffer_t buffer, std::vector<size_t> start, std::vector<size_t> bytes);
 
     // Runs schedules[r] as rank r, with the executor's window, until every
     // rank is done. Returns an empty string, or what went wrong (deadlock, a
@@ -59,13 +66,22 @@ private:
     static int reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                       size_t dst_first, size_t count);
 
-    // The bytes of a region, or nullptr (and the endpoint's error) if it
-    // lies outside its buffer.
-    uint8_t *resolve(Endpoint &endpoint, hier_buffer_t buf, size_t first, size_t count);
+    struct Span {
+        uint8_t *data;  // may be null for 0 bytes of an empty buffer
+        size_t bytes;
+        bool ok;
+    };
+    struct Blocks {
+        std::vector<size_t> start, bytes;  // empty: block_bytes_ each, packed
+    };
+    // The bytes of a region, or not ok (and the endpoint's error) if it lies
+    // outside its buffer or is not contiguous.
+    Span resolve(Endpoint &endpoint, hier_buffer_t buf, size_t first, size_t count);
 
     int size_;
     size_t block_bytes_;
     std::vector<std::vector<uint8_t>> buffers_;  // rank * 3 + buffer
+    std::vector<Blocks> blocks_;                 // rank * 3 + buffer
     std::vector<Endpoint> endpoints_;
     std::map<std::pair<int, int>, std::deque<std::vector<uint8_t>>> channels_;
     size_t messages_sent_ = 0;

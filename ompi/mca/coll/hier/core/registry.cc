@@ -16,12 +16,8 @@ const char *fits_any(const Topology &) { return nullptr; }
 
 const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
 
-const char *declines_single_node(const Topology &topology, size_t)
-{
-    return topology.node_count() > 1 ? nullptr : "all ranks on one node";
-}
-
-// The hypercube collectives: auto picks them only where the embedding's
+// The hypercube collectives: auto picks barrier, allreduce and allgather by
+// these rules (no model of Open MPI's own exists for them) only where the embedding's
 // calc_cost beats the blind embedding's by kHypercubeMinGain (hypercube.h),
 // and, for the data-moving ones, only for small messages: the recursive-
 // doubling pattern sends the whole vector log p times, where Open MPI's own
@@ -29,7 +25,7 @@ const char *declines_single_node(const Topology &topology, size_t)
 // its ring allgather moves the same volume with neighbours that share a
 // node; past a few KiB bandwidth wins over the latency the embedding
 // saves, and the allgather's TMP placement costs memory bandwidth too.
-constexpr size_t kHypercubeAllreduceMaxBytes = 4096;    // the vector
+constexpr size_t kHypercubeAllreduceLimit = 4096;      // the vector, exclusive: a size class's bound
 constexpr size_t kHypercubeAllgatherMaxBytes = 32768;   // p blocks
 
 const char *hypercube_detail(const Topology &topology)
@@ -50,8 +46,8 @@ const char *hypercube_barrier_declines(const Topology &topology, size_t)
 
 const char *hypercube_allreduce_declines(const Topology &topology, size_t block_bytes)
 {
-    return block_bytes > kHypercubeAllreduceMaxBytes ? "vector above 4 KiB: Open MPI's own allreduce moves less"
-                                                     : hypercube_too_even(topology);
+    return block_bytes >= kHypercubeAllreduceLimit ? "vector of 4 KiB or more: Open MPI's own allreduce moves less"
+                                                   : hypercube_too_even(topology);
 }
 
 const char *hypercube_allgather_declines(const Topology &topology, size_t block_bytes)
@@ -63,41 +59,77 @@ const char *hypercube_allgather_declines(const Topology &topology, size_t block_
 
 const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLTOALL, "lg",
-     "LG (Jeannot and Steffenel) for two clusters joined by a slow backbone: local "
-     "aggregation, then ceil(n2/n1) backbone steps of 2 max(n1, n2) messages in all",
-     build_lg_alltoall, lg_unfit, picks_whenever_fit},
+     "LG (Jeannot and Steffenel) for two clusters or more joined by a slow backbone: local "
+     "aggregation in single-port steps (factor's over SMP nodes), then one backbone exchange per "
+     "process and step, 2 max(n1, n2) messages per pair of clusters (ceil(n2/n1) steps for two)",
+     build_lg_alltoall, lg_unfit, nullptr, true},
+    {HIER_OP_ALLTOALL, "lg_at_once",
+     "LG with the local aggregation, then every backbone exchange, posted at once: the backbone "
+     "crossed once, 2 max(n1, n2) messages per pair of clusters",
+     build_lg_at_once_alltoall, lg_unfit, picks_whenever_fit, true},
     {HIER_OP_ALLTOALL, "factor",
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
-     build_factor_alltoall, fits_any, declines_single_node},
+     build_factor_alltoall, fits_any, nullptr, true},
     {HIER_OP_ALLTOALL, "edgecolor",
      "single-port alltoall in as many steps as the busiest NIC has inter-node messages (edge "
      "colouring); intra-node messages at once through shared memory",
-     build_edgecolor_alltoall, edgecolor_unfit, nullptr},
+     build_edgecolor_alltoall, edgecolor_unfit, nullptr, true},
     {HIER_OP_ALLTOALL, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
-     build_pairwise_alltoall, fits_any, nullptr},
-    // auto never picks it: calc_cost compares embeddings of one pattern, not
-    // the hypercube's (p/2) log p blocks against factor's p - 1 steps.
+     build_pairwise_alltoall, fits_any, nullptr, true},
+    {HIER_OP_ALLTOALL, "ring",
+     "store-and-forward ring (textbook): p - 1 rounds, each process forwards to its neighbour "
+     "what is left of the data",
+     build_ring_alltoall, fits_any, nullptr},
+    {HIER_OP_ALLTOALL, "ring2",
+     "store-and-forward ring both ways round (textbook): half the data each way, "
+     "ceil((p - 1) / 2) rounds",
+     build_ring2_alltoall, fits_any, nullptr},
+    {HIER_OP_ALLTOALL, "mesh",
+     "two-phase mesh (textbook) on an r x c grid of the ranks: a ring alltoall within rows, "
+     "then within columns, r + c - 2 rounds",
+     build_mesh_alltoall, fits_any, nullptr},
+    {HIER_OP_ALLTOALL, "xor",
+     "1-factor exchange with partner j XOR i in round i (textbook), p - 1 rounds, p a power of two",
+     build_xor_alltoall, xor_unfit, nullptr, true},
+    // auto weighs it with the time model, as every alltoall row; no rule.
     {HIER_OP_ALLTOALL, "hypercube",
      "hypercube alltoall on the cost-aware embedding (coll_hier_hypercube_embedding): log p steps, each "
      "sending half the data",
-     build_hypercube_alltoall, fits_any, nullptr, hypercube_detail},
+     build_hypercube_alltoall, fits_any, nullptr, false, hypercube_detail},
+    {HIER_OP_SCATTER, "opt",
+     "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
+     "first; ceil((p - 1) / links) all-port steps",
+     build_opt_scatter, torus_unfit, picks_whenever_fit},
+    {HIER_OP_SCATTER, "sdf",
+     "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
+     "all-port, not optimal",
+     build_sdf_scatter, torus_unfit, nullptr},
+    {HIER_OP_GATHER, "opt",
+     "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
+     "ceil((p - 1) / links) all-port steps",
+     build_opt_gather, torus_unfit, picks_whenever_fit},
+    {HIER_OP_GATHER, "sdf",
+     "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
+     "direction first; all-port, not optimal",
+     build_sdf_gather, torus_unfit, nullptr},
     {HIER_OP_ALLGATHER, "hypercube",
      "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding), blocks placed in rank order",
-     build_hypercube_allgather, fits_any, hypercube_allgather_declines, hypercube_detail},
+     build_hypercube_allgather, fits_any, hypercube_allgather_declines, false, hypercube_detail},
     {HIER_OP_ALLREDUCE, "hypercube",
      "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding); commutative operations",
-     build_hypercube_allreduce, fits_any, hypercube_allreduce_declines, hypercube_detail},
+     build_hypercube_allreduce, fits_any, hypercube_allreduce_declines, false, hypercube_detail},
     {HIER_OP_BARRIER, "hypercube",
      "hypercube barrier on the cost-aware embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding)",
-     build_hypercube_barrier, fits_any, hypercube_barrier_declines, hypercube_detail},
+     build_hypercube_barrier, fits_any, hypercube_barrier_declines, false, hypercube_detail},
 };
 
-const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier"};
+const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier",
+                                                "alltoallv"};
 
 } // namespace
 
@@ -107,6 +139,9 @@ const std::vector<const Algorithm *> &algorithms_for(hier_op_t op)
         std::array<std::vector<const Algorithm *>, HIER_OP_COUNT> rows;
         for (const Algorithm &algorithm : kAlgorithms) {
             rows[algorithm.op].push_back(&algorithm);
+            if (algorithm.runs_alltoallv) {
+                rows[HIER_OP_ALLTOALLV].push_back(&algorithm);
+            }
         }
         return rows;
     }();
@@ -141,7 +176,8 @@ const char *algorithm_id_name(hier_op_t op, int id)
 const char *algorithm_id_description(hier_op_t op, int id)
 {
     if (id == HIER_ALG_AUTO) {
-        return "choose from the topology and the message size";
+        return "the row the time model predicts fastest, if it beats Open MPI's own by the margin; "
+               "else the fallback";
     }
     if (id == HIER_ALG_FALLBACK) {
         return "the collective Open MPI would use without hier";
@@ -150,9 +186,7 @@ const char *algorithm_id_description(hier_op_t op, int id)
     return algorithm ? algorithm->description : nullptr;
 }
 
-namespace {
-
-Choice fallback(const char *reason, const Algorithm *unfit = nullptr)
+Choice fallback(const char *reason, const Algorithm *unfit)
 {
     Choice choice;
     choice.reason = reason;
@@ -169,29 +203,8 @@ Choice pick(hier_op_t op, const Algorithm *algorithm)
     return choice;
 }
 
-Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes)
+Choice choose_requested(hier_op_t op, int requested, const Topology &topology)
 {
-    const char *first_reason = nullptr;
-    for (const Algorithm *algorithm : algorithms_for(op)) {
-        if (!algorithm->auto_declines || algorithm->unfit(topology)) {
-            continue;
-        }
-        const char *declined = algorithm->auto_declines(topology, block_bytes);
-        if (!declined) {
-            return pick(op, algorithm);
-        }
-        first_reason = first_reason ? first_reason : declined;
-    }
-    return fallback(first_reason ? first_reason : "no hier algorithm suits this communicator");
-}
-
-} // namespace
-
-Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes)
-{
-    if (requested == HIER_ALG_AUTO) {
-        return choose_auto(op, topology, block_bytes);
-    }
     if (requested == HIER_ALG_FALLBACK) {
         return fallback("requested");
     }

@@ -1,5 +1,6 @@
 // The one table of algorithms. The component's MCA enums, auto selection and
-// the docs are derived from it: adding an algorithm is adding a row.
+// the docs are derived from it: adding an algorithm is adding a row, and
+// auto (autoselect.h) weighs every row that applies with the time model.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +19,17 @@ struct Algorithm {
     Schedule (*build)(const Topology &topology, int rank, int root);
     // Why the algorithm cannot run on this topology, or nullptr if it can.
     const char *(*unfit)(const Topology &topology);
-    // Why auto should not pick it for this call, or nullptr if auto should.
-    // A null function means auto never picks it. Auto takes the first row,
-    // in table order, that it should pick.
+    // auto's rule for the collectives the time model does not predict (all
+    // but alltoall, whose auto weighs every row with the model): why auto
+    // should not pick this row for this call, or nullptr if it should. A
+    // null function: auto never picks it by rule. The first row, in table
+    // order, whose rule says yes is picked.
     const char *(*auto_declines)(const Topology &topology, size_t block_bytes);
+    // An alltoall row that alltoallv runs too: its SEND and RECV regions are
+    // single blocks (a user's variable blocks are not contiguous with each
+    // other) and it writes each TMP block once (TMP is laid out from a first
+    // pass over the blocks' sizes); the unit tests check both.
+    bool runs_alltoallv = false;
     // What the verbose line adds about the algorithm on this topology (a
     // string kept by the topology), or nullptr; a null function: nothing.
     const char *(*detail)(const Topology &topology) = nullptr;
@@ -37,13 +45,17 @@ const char *algorithm_id_description(hier_op_t op, int id);
 const char *op_name(hier_op_t op);
 
 // What runs for one call: an algorithm (with its id), or the fallback and
-// why. Choosing allocates nothing: it runs at every call.
+// why (a constant string).
 struct Choice {
     int id = HIER_ALG_FALLBACK;
     const Algorithm *algorithm = nullptr;
     const char *reason = nullptr;         // why the fallback runs
     const Algorithm *unfit = nullptr;     // the requested algorithm, when it does not apply
 };
-Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes);
+// An algorithm asked for by id (not auto): it, or the fallback when it is
+// `fallback`, unknown or does not apply. Allocates nothing: it runs at every call.
+Choice choose_requested(hier_op_t op, int requested, const Topology &topology);
+Choice pick(hier_op_t op, const Algorithm *algorithm);
+Choice fallback(const char *reason, const Algorithm *unfit = nullptr);
 
 } // namespace hier

@@ -2,6 +2,7 @@
 #include "schedule.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace hier {
 
@@ -76,6 +77,29 @@ Schedule ScheduleBuilder::build()
     return schedule;
 }
 
+void CopyMerger::add(uint32_t step, Region from, Region to)
+{
+    if (open_ && step == step_ && from.buffer == from_.buffer && to.buffer == to_.buffer &&
+        from.first == from_.first + from_.count && to.first == to_.first + to_.count) {
+        from_.count += from.count;
+        to_.count += to.count;
+        return;
+    }
+    flush();
+    open_ = true;
+    step_ = step;
+    from_ = from;
+    to_ = to;
+}
+
+void CopyMerger::flush()
+{
+    if (open_) {
+        b_.copy(step_, from_, to_);
+        open_ = false;
+    }
+}
+
 namespace {
 
 // The last round that read and that wrote each block of the three buffers.
@@ -137,6 +161,39 @@ void ScheduleBuilder::derive_dependencies(Schedule &schedule)
             }
         }
     }
+}
+
+namespace {
+
+Region mirrored(Region region)
+{
+    if (region.buffer != HIER_BUF_TMP) {
+        region.buffer = region.buffer == HIER_BUF_SEND ? HIER_BUF_RECV : HIER_BUF_SEND;
+    }
+    return region;
+}
+
+} // namespace
+
+Schedule time_reversed(const Schedule &schedule, uint32_t last_step)
+{
+    ScheduleBuilder b(schedule.rank(), schedule.size());
+    b.reserve_tmp(schedule.tmp_blocks());
+    const auto &rounds = schedule.rounds();
+    for (auto round = rounds.rbegin(); round != rounds.rend(); ++round) {
+        const uint32_t copies = 2 * (last_step - round->step);
+        const Op *ops = schedule.ops(*round);
+        for (size_t i = 0; i < schedule.op_count(*round); ++i) {
+            const Op &op = ops[i];
+            switch (op.kind) {
+            case OpKind::Send: b.recv(copies + 1, op.peer, mirrored(op.from)); break;
+            case OpKind::Recv: b.send(copies + 1, op.peer, mirrored(op.to)); break;
+            case OpKind::Copy: b.copy(copies, mirrored(op.to), mirrored(op.from)); break;
+            case OpKind::Reduce: throw std::invalid_argument("a reduction has no time reverse");
+            }
+        }
+    }
+    return b.build();
 }
 
 } // namespace hier

@@ -100,6 +100,37 @@ private:
     std::vector<std::pair<uint32_t, Op>> pending_;
 };
 
+// Adds copies to a builder, merging each with the previous one when it
+// continues it in both regions (one op instead of many for a run of blocks).
+// Copies of one step keep their order; flush() adds the last one held (call
+// it before building: a destructor must not allocate, it could throw).
+class CopyMerger {
+public:
+    explicit CopyMerger(ScheduleBuilder &b) : b_(b) {}
+    CopyMerger(const CopyMerger &) = delete;
+    CopyMerger &operator=(const CopyMerger &) = delete;
+
+    void add(uint32_t step, Region from, Region to);
+    void flush();
+
+private:
+    ScheduleBuilder &b_;
+    bool open_ = false;
+    uint32_t step_ = 0;
+    Region from_{}, to_{};
+};
+
+// The schedule run backwards, for the collective that mirrors it (a gather
+// from a scatter: same messages, reversed order and direction). Rounds come
+// in reverse order; every send becomes a receive from the same peer and vice
+// versa, copies go the other way, and SEND and RECV swap roles. A round of
+// step s moves its messages in step 2 (last_step - s) + 1 and its copies in
+// step 2 (last_step - s), before them: a round copies after its messages, so
+// reversed it must copy first. last_step must be the same on every rank (the
+// largest step of any rank's schedule, or more). Reductions have no reverse:
+// throws std::invalid_argument on one.
+Schedule time_reversed(const Schedule &schedule, uint32_t last_step);
+
 // One block of a buffer.
 inline Region block(hier_buffer_t buffer, int index)
 {

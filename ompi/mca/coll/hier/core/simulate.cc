@@ -96,6 +96,7 @@ BlockContract contract_for(hier_op_t op, int size, int root)
     case HIER_OP_ALLREDUCE: return allreduce_contract(size);
     case HIER_OP_BARRIER: return barrier_contract(size);
     case HIER_OP_ALLTOALL:
+    case HIER_OP_ALLTOALLV:  // the same delivery; sizes do not matter to tokens
     case HIER_OP_COUNT: break;
     }
     return alltoall_contract(size);
@@ -144,6 +145,7 @@ private:
     // Per node, messages out and in during one step: all, and inter-node.
     struct PortLoad {
         std::vector<size_t> out, in, nic_out, nic_in;
+        std::map<std::pair<int, int>, size_t> link;  // messages per (sender, receiver)
         bool backbone_used = false;
         explicit PortLoad(int nodes) : out(nodes), in(nodes), nic_out(nodes), nic_in(nodes) {}
     };
@@ -206,6 +208,7 @@ void Simulation::send(int rank, const Op &op, uint32_t step, PortLoad &load)
     const int from_node = topology_.node_of(rank);
     const int to_node = topology_.node_of(op.peer);
     ++report_.node_messages[from_node];
+    report_.max_link_load = std::max(report_.max_link_load, ++load.link[{rank, op.peer}]);
     report_.max_port_load = std::max({report_.max_port_load, ++load.out[from_node], ++load.in[to_node]});
     if (topology_.cluster_of(rank) != topology_.cluster_of(op.peer)) {
         ++report_.inter_cluster_messages;

@@ -34,8 +34,8 @@ struct BlockContract {
     std::function<int64_t(int rank, size_t block)> expected_recv;
 };
 
-// Alltoall: SEND block j of rank r is its message for j; it must end as RECV
-// block r of rank j.
+// Alltoall (and alltoallv, whose blocks differ only in size): SEND block j
+// of rank r is its message for j; it must end as RECV block r of rank j.
 BlockContract alltoall_contract(int size);
 // Scatter: the root's SEND block j must end as rank j's RECV block 0.
 BlockContract scatter_contract(int size, int root);
@@ -57,6 +57,7 @@ struct SimulationReport {
     size_t steps = 0;             // step labels in which a message moves
     size_t max_port_load = 0;     // most messages one node sends, or receives, in one step
     size_t max_nic_load = 0;      // the same, counting inter-node messages only
+    size_t max_link_load = 0;     // most messages from one rank to one other in one step (all-port: 1)
     std::vector<size_t> node_messages;  // messages sent by each node (local copies excluded)
     size_t intra_node_messages = 0;
     size_t inter_node_messages = 0;

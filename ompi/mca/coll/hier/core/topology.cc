@@ -36,10 +36,16 @@ void group_ranks(const std::vector<int> &name_of_rank, std::vector<int> &group, 
 
 } // namespace
 
-Topology::Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node)
+Topology::Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node,
+                   const std::vector<int> &torus_dims)
     : node_(node_of_rank.size()), local_(node_of_rank.size()), cluster_(node_of_rank.size()),
       cluster_index_(node_of_rank.size())
 {
+    if (!torus_dims.empty()) {
+        Torus torus(torus_dims);
+        TorusPartition partition = partition_torus(torus);
+        torus_ = std::make_shared<const TorusData>(TorusData{std::move(torus), std::move(partition)});
+    }
     group_ranks(node_of_rank, node_, local_, members_);
     std::vector<int> cluster_name(node_.size(), 0);
     for (size_t rank = 0; rank < node_.size(); ++rank) {
@@ -57,6 +63,15 @@ Topology Topology::from_node_sizes(const std::vector<int> &sizes)
         node_of_rank.insert(node_of_rank.end(), sizes[node], static_cast<int>(node));
     }
     return Topology(node_of_rank);
+}
+
+Topology Topology::from_torus_dims(const std::vector<int> &dims)
+{
+    std::vector<int> node_of_rank(Torus(dims).size());
+    for (size_t rank = 0; rank < node_of_rank.size(); ++rank) {
+        node_of_rank[rank] = static_cast<int>(rank);
+    }
+    return Topology(node_of_rank, {}, dims);
 }
 
 int Topology::largest_node_size() const
@@ -164,7 +179,8 @@ std::vector<int> parse_size_list(const SizeList &list, const std::string &text, 
 const SizeList kNodeMap{"coll_hier_node_map", "ranks",
                         "node sizes for consecutive ranks, e.g. \"4,3,2,1\""};
 const SizeList kClusterMap{"coll_hier_cluster_map", "nodes",
-                           "cluster sizes in nodes, nodes in the order of their lowest rank, e.g. \"3,6\""};
+                           "cluster sizes in nodes, nodes in the order of their lowest rank, e.g. \"3,6\"; "
+                           "or host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\"; or \"probe\""};
 
 } // namespace
 

@@ -1,15 +1,20 @@
 // The machine as the core sees it: ranks grouped into nodes, nodes grouped
-// into clusters.
+// into clusters, and, when known, the torus the ranks form.
 //
 // Built once per communicator from one integer per rank naming its node
 // (Open MPI's locality, or an imposed node map) and, optionally, the cluster
-// of each node. Memory is O(p), and the costs between ranks (cost.h: O(N^2)
-// for N nodes, or O(p^2) from a p x p file).
+// of each node and the torus's dimension sizes. Memory is O(p) (O(p D) with a
+// torus of D dimensions: its partition, see torus_partition.h), and the
+// costs between ranks (cost.h: O(N^2) for N nodes, or O(p^2) from a p x p
+// file).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "torus.h"
+#include "torus_partition.h"
 
 namespace hier {
 
@@ -21,12 +26,17 @@ public:
     // node_of_rank[i] names the node of rank i; equal values mean the same
     // node. Nodes are numbered 0..N-1 in the order their lowest rank appears.
     // cluster_of_node[n] names the cluster of node n in that numbering (equal
-    // values = same cluster); empty: one cluster.
-    explicit Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node = {});
+    // values = same cluster); empty: one cluster. torus_dims: the ranks, in
+    // row-major order, form a torus of these sizes, whose product must be the
+    // number of ranks (empty: no torus).
+    explicit Topology(const std::vector<int> &node_of_rank, const std::vector<int> &cluster_of_node = {},
+                      const std::vector<int> &torus_dims = {});
 
     // Convenience for tests and tools: nodes of the given sizes holding
     // consecutive ranks ("4,3,2,1" is {4, 3, 2, 1}).
     static Topology from_node_sizes(const std::vector<int> &sizes);
+    // A torus of the given sizes, one rank per node.
+    static Topology from_torus_dims(const std::vector<int> &dims);
 
     int size() const { return static_cast<int>(node_.size()); }
     int node_count() const { return static_cast<int>(members_.size()); }
@@ -44,6 +54,11 @@ public:
     // Position of rank among its cluster's ranks, in rank order.
     int cluster_index(int rank) const { return cluster_index_[rank]; }
     const std::vector<int> &cluster_members(int cluster) const { return cluster_members_[cluster]; }
+
+    // The torus, or nullptr; and its partition for the OPT scatter, made
+    // once (only with a torus).
+    const Torus *torus() const { return torus_ ? &torus_->torus : nullptr; }
+    const TorusPartition &torus_partition() const { return torus_->partition; }
 
     // "4,3,2,1 over 10 ranks" style description, for messages and tools.
     std::string describe() const;
@@ -68,6 +83,11 @@ private:
     mutable std::shared_ptr<const Costs> costs_;
     int embedding_ = 0;
     mutable std::shared_ptr<const HypercubePlan> hypercube_;
+    struct TorusData {
+        Torus torus;
+        TorusPartition partition;
+    };
+    std::shared_ptr<const TorusData> torus_;  // shared by copies: it never changes
 };
 
 // Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must

@@ -1,0 +1,195 @@
+// hier-inspect alltoall: every alltoall schedule that applies to described
+// nodes, and Open MPI's own, side by side as auto weighs them: rounds,
+// messages and bytes per link class, the time the model predicts on each
+// machine the link costs allow, and what auto picks (core/autoselect.h).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "autoselect.h"
+#include "commands.h"
+#include "link_costs.h"
+#include "topology.h"
+
+namespace hier::inspect {
+
+namespace {
+
+struct Options {
+    std::vector<int> sizes;
+    std::vector<int> cluster_of_node;
+    LinkCostSpec costs;
+    size_t bytes = 1024;
+    int window = 1;
+    bool exact = false;  // model at `bytes`, not at the size class's middle as auto does
+};
+
+const char *const kUsage =
+    "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--costs LINK_COSTS] [--bytes B [--exact]] "
+    "[--window W], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536";
+
+// Parses the options after the node sizes; 0, or 2 after one line on stderr.
+int parse_options(const Arguments &args, Options *o)
+{
+    for (size_t i = 1; i < args.size(); i += 2) {
+        if (args[i] == "--exact") {
+            o->exact = true;
+            --i;
+            continue;
+        }
+        if (i + 1 >= args.size()) {
+            std::fprintf(stderr, "%s\n", kUsage);
+            return 2;
+        }
+        const std::string &value = args[i + 1];
+        std::string error;
+        char *end = nullptr;
+        if (args[i] == "--clusters") {
+            o->cluster_of_node = parse_cluster_map(value, int(o->sizes.size()), &error);
+        } else if (args[i] == "--costs") {
+            parse_link_costs(value, &o->costs, &error);
+            if (error.empty() && o->costs.probe) {
+                error = "--costs probe: the latency probe needs MPI; give the latencies instead";
+            }
+        } else if (args[i] == "--bytes") {
+            const unsigned long long bytes = std::strtoull(value.c_str(), &end, 10);
+            o->bytes = size_t(bytes);
+            error = value.empty() || *end || bytes < 1 ? "--bytes \"" + value + "\": expected a positive integer" : "";
+        } else if (args[i] == "--window") {
+            o->window = int(std::strtol(value.c_str(), &end, 10));
+            error = value.empty() || *end || o->window < 1 ? "--window \"" + value + "\": expected a positive integer"
+                                                           : "";
+        } else {
+            std::fprintf(stderr, "%s\n", kUsage);
+            return 2;
+        }
+        if (!error.empty()) {
+            std::fprintf(stderr, "hier-inspect: %s\n", error.c_str());
+            return 2;
+        }
+    }
+    return 0;
+}
+
+std::string seconds(double s)
+{
+    char text[32];
+    if (s >= 1) {
+        std::snprintf(text, sizeof text, "%.3g s", s);
+    } else if (s >= 1e-3) {
+        std::snprintf(text, sizeof text, "%.3g ms", s * 1e3);
+    } else {
+        std::snprintf(text, sizeof text, "%.3g us", s * 1e6);
+    }
+    return text;
+}
+
+std::string per_class(const Prediction &p, bool bytes)
+{
+    std::string text;
+    for (int c = 0; c < kLinkClasses; ++c) {
+        text += (c ? "/" : "") + std::to_string(bytes ? p.traffic[c].bytes : p.traffic[c].messages);
+    }
+    return text;
+}
+
+void print_row(const Contender &contender, const std::string &label)
+{
+    const Prediction &first = contender.predictions[0];
+    std::printf("  %-22s %6zu  %-18s %-26s", label.c_str(), first.rounds, per_class(first, false).c_str(),
+                per_class(first, true).c_str());
+    for (const Prediction &p : contender.predictions) {
+        std::printf(" %10s", p.error.empty() ? seconds(p.seconds).c_str() : "-");
+    }
+    if (contender.modelled()) {
+        std::printf("   x%.2f", contender.worst_ratio);
+    }
+    std::printf("\n");
+}
+
+// The machines the predictions are for (link classes as LATENCY:BANDWIDTH:OVERHEAD).
+void print_machines(const Comparison &comparison, const Topology &topology)
+{
+    const char *source = comparison.machines.size() == 1 ? "given" : "the classes not given at their corner values";
+    std::printf("machines (%s):\n", source);
+    const int classes = topology.cluster_count() > 1 ? kLinkClasses : kBackboneLink;
+    for (size_t m = 0; m < comparison.machines.size(); ++m) {
+        std::printf("  M%zu:", m + 1);
+        for (int c = 0; c < classes; ++c) {
+            std::printf("%s %s %s", c ? "," : "", link_class_name(c), describe(comparison.machines[m].link[c]).c_str());
+        }
+        std::printf("\n");
+    }
+}
+
+} // namespace
+
+int alltoall(const Arguments &args)
+{
+    if (args.empty()) {
+        std::fprintf(stderr, "%s\n", kUsage);
+        return 2;
+    }
+    Options o;
+    o.sizes = parse_sizes(args[0], "NODE_SIZES");
+    if (o.sizes.empty()) {
+        return 2;
+    }
+    if (int rc = parse_options(args, &o)) {
+        return rc;
+    }
+    const Topology nodes = Topology::from_node_sizes(o.sizes);
+    std::vector<int> node_of_rank(size_t(nodes.size()));
+    for (int rank = 0; rank < nodes.size(); ++rank) {
+        node_of_rank[rank] = nodes.node_of(rank);
+    }
+    const Topology topology(node_of_rank, o.cluster_of_node);
+    const int klass = size_class(o.bytes);
+    const size_t modelled = o.exact ? o.bytes : class_block_bytes(klass);
+    const Comparison comparison = compare_alltoall(topology, modelled, o.window, o.costs);
+
+    std::printf("alltoall on nodes %s (%d ranks, %d nodes, %d cluster%s), blocks of %zu B, window %d\n",
+                topology.describe().c_str(), topology.size(), topology.node_count(), topology.cluster_count(),
+                topology.cluster_count() == 1 ? "" : "s", o.bytes, comparison.window);
+    if (o.exact) {
+        std::printf("modelled at exactly %zu B (auto decides for the size class %zu..%zu B at %zu B)\n", modelled,
+                    size_t(1) << klass, (size_t(2) << klass) - 1, class_block_bytes(klass));
+    } else {
+        std::printf("auto decides once per size class: %zu..%zu B, modelled at %zu B\n", size_t(1) << klass,
+                    (size_t(2) << klass) - 1, modelled);
+    }
+    if (comparison.why_not) {
+        std::printf("auto picks fallback: %s (no model run)\n", comparison.why_not);
+        return 0;
+    }
+    print_machines(comparison, topology);
+    std::printf("  %-22s %6s  %-18s %-26s", "schedule", "rounds", "messages n/net/bb", "bytes n/net/bb");
+    for (size_t m = 0; m < comparison.machines.size(); ++m) {
+        std::printf(" %10s", ("M" + std::to_string(m + 1)).c_str());
+    }
+    std::printf("   worst vs Open MPI\n");
+    print_row(comparison.open_mpi, std::string("open-mpi(") + comparison.open_mpi.name + ")");
+    std::string unfit;
+    for (const Contender &row : comparison.rows) {
+        print_row(row, row.name);
+    }
+    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
+        if (const char *why = algorithm->unfit(topology)) {
+            unfit += std::string(unfit.empty() ? "" : "; ") + algorithm->name + " (" + why + ")";
+        }
+    }
+    if (!unfit.empty()) {
+        std::printf("not applicable: %s\n", unfit.c_str());
+    }
+    const Choice &choice = comparison.choice;
+    if (choice.algorithm) {
+        std::printf("auto picks %s (a row needs x%.2f of Open MPI's time or less on every machine)\n",
+                    choice.algorithm->name, 1 - kAutoMargin);
+    } else {
+        std::printf("auto picks fallback: %s (a row needs x%.2f or less on every machine)\n", choice.reason,
+                    1 - kAutoMargin);
+    }
+    return 0;
+}
+
+} // namespace hier::inspect

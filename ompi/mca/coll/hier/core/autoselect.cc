@@ -1,0 +1,223 @@
+// auto from the time model (see autoselect.h).
+//
+// Memory: deciding builds every rank's schedule of one contender at a time,
+// O(p^2) blocks of schedule in all, for the duration of the decision only;
+// nothing of it is kept (the decision is an id). It runs at the first call
+// of each size class, on every rank alike (the model is deterministic and
+// its inputs, the topology and the MCA values, are the same everywhere).
+#include "autoselect.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "tuned_alltoall.h"
+
+namespace hier {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Predictions this close are the same to the model.
+constexpr double kTie = 0.01;
+
+std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), const Topology &topology)
+{
+    std::vector<Schedule> schedules;
+    schedules.reserve(size_t(topology.size()));
+    for (int rank = 0; rank < topology.size(); ++rank) {
+        schedules.push_back(build(topology, rank, -1));
+    }
+    return schedules;
+}
+
+std::string format_seconds(double seconds)
+{
+    char text[32];
+    if (seconds >= 1) {
+        std::snprintf(text, sizeof text, "%.3gs", seconds);
+    } else if (seconds >= 1e-3) {
+        std::snprintf(text, sizeof text, "%.3gms", seconds * 1e3);
+    } else {
+        std::snprintf(text, sizeof text, "%.3gus", seconds * 1e6);
+    }
+    return text;
+}
+
+} // namespace
+
+int size_class(size_t block_bytes)
+{
+    int k = 0;
+    while (k + 1 < kSizeClasses && (block_bytes >> (k + 1)) != 0) {
+        ++k;
+    }
+    return k;
+}
+
+size_t class_block_bytes(int size_class)
+{
+    return size_class == 0 ? 1 : size_t(3) << (size_class - 1);
+}
+
+bool Contender::modelled() const
+{
+    return !predictions.empty() &&
+           std::all_of(predictions.begin(), predictions.end(), [](const Prediction &p) { return p.error.empty(); });
+}
+
+Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs)
+{
+    Comparison comparison;
+    comparison.block_bytes = block_bytes;
+    comparison.window = window < 1 ? 1 : window;
+    if (topology.node_count() == 1) {
+        comparison.why_not = "all ranks on one node";
+    } else if (topology.size() > kMaxModelledRanks) {
+        comparison.why_not = "more ranks than the time model takes (128)";
+    }
+    if (comparison.why_not) {
+        comparison.choice = fallback(comparison.why_not);
+        return comparison;
+    }
+    comparison.machines = cost_corners(costs, topology.cluster_count() > 1);
+    comparison.probed_network = costs.given[kNetworkLink] ? -1 : costs.measured_network;
+    comparison.probed_crossing = costs.given[kBackboneLink] ? -1 : costs.measured_crossing;
+
+    const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
+    comparison.open_mpi.name = tuned_alltoall_name(tuned);
+    auto predict_all = [&](Contender &contender, const std::vector<Schedule> &schedules, int at_window) {
+        for (const LinkCosts &machine : comparison.machines) {
+            contender.predictions.push_back(predict_time(topology, schedules, block_bytes, at_window, machine));
+        }
+    };
+    // Open MPI's algorithms keep their own order: window 1.
+    predict_all(comparison.open_mpi, every_rank(tuned_alltoall_builder(tuned), topology), 1);
+    if (!comparison.open_mpi.modelled()) {
+        comparison.why_not = "Open MPI's own algorithm is too large to model";
+        comparison.choice = fallback(comparison.why_not);
+        return comparison;
+    }
+    comparison.open_mpi.worst_ratio = 1;
+
+    const Contender *best = nullptr;
+    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
+        if (algorithm->unfit(topology)) {
+            continue;
+        }
+        Contender contender;
+        contender.algorithm = algorithm;
+        contender.name = algorithm->name;
+        predict_all(contender, every_rank(algorithm->build, topology), comparison.window);
+        if (contender.modelled()) {
+            for (size_t m = 0; m < comparison.machines.size(); ++m) {
+                contender.worst_ratio = std::max(contender.worst_ratio, contender.predictions[m].seconds /
+                                                                            comparison.open_mpi.predictions[m].seconds);
+            }
+        }
+        comparison.rows.push_back(std::move(contender));
+    }
+    // The fastest; among rows within kTie of it, the first in table order,
+    // so that rounding never decides between schedules the model finds equal.
+    double fastest = kInfinity;
+    for (const Contender &contender : comparison.rows) {
+        fastest = contender.modelled() ? std::min(fastest, contender.worst_ratio) : fastest;
+    }
+    for (const Contender &contender : comparison.rows) {
+        if (!best && contender.modelled() && contender.worst_ratio <= fastest * (1 + kTie)) {
+            best = &contender;
+        }
+    }
+    if (best && best->worst_ratio <= 1 - kAutoMargin) {
+        comparison.choice = pick(HIER_OP_ALLTOALL, best->algorithm);
+    } else {
+        comparison.choice = fallback("no hier algorithm predicted 20 % faster than Open MPI's");
+    }
+    return comparison;
+}
+
+std::string describe(const Comparison &comparison)
+{
+    if (comparison.why_not) {
+        return std::string("model not run: ") + comparison.why_not;
+    }
+    const size_t machines = comparison.machines.size();
+    std::string line = "model at " + std::to_string(comparison.block_bytes) + " B/block, window " +
+                       std::to_string(comparison.window) + ", " +
+                       (machines == 1 ? std::string("given costs") : std::to_string(machines) + " cost sets");
+    if (comparison.probed_network >= 0) {
+        line += ", probed latency " + format_seconds(comparison.probed_network);
+    }
+    if (comparison.probed_crossing >= 0) {
+        line += ", between clusters " + format_seconds(comparison.probed_crossing);
+    }
+    line += std::string(": open-mpi(") + comparison.open_mpi.name + ")";
+    auto times = [&](const Contender &contender) {
+        double low = contender.predictions[0].seconds, high = low;
+        for (const Prediction &p : contender.predictions) {
+            low = std::min(low, p.seconds);
+            high = std::max(high, p.seconds);
+        }
+        return machines == 1 ? format_seconds(low) : format_seconds(low) + ".." + format_seconds(high);
+    };
+    line += " " + times(comparison.open_mpi);
+    for (const Contender &contender : comparison.rows) {
+        line += std::string(", ") + contender.name + " ";
+        if (!contender.modelled()) {
+            line += "not modelled";
+            continue;
+        }
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, " x%.2f", contender.worst_ratio);
+        line += times(contender) + ratio;
+    }
+    line += "; picks ";
+    line += comparison.choice.algorithm ? comparison.choice.algorithm->name : "fallback";
+    return line;
+}
+
+namespace {
+
+// The rows' own rules (registry.h), for the collectives without a model:
+// the first row whose rule says yes, or the fallback with the first reason
+// (a row's that does not apply, or whose rule declined).
+Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes)
+{
+    const char *first_reason = nullptr;
+    for (const Algorithm *algorithm : algorithms_for(op)) {
+        if (!algorithm->auto_declines) {
+            continue;
+        }
+        const char *declined = algorithm->unfit(topology);
+        if (!declined) {
+            declined = algorithm->auto_declines(topology, block_bytes);
+        }
+        if (!declined) {
+            return pick(op, algorithm);
+        }
+        first_reason = first_reason ? first_reason : declined;
+    }
+    return fallback(first_reason ? first_reason : "no hier algorithm suits this communicator");
+}
+
+} // namespace
+
+Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
+                   const LinkCostSpec &costs, std::string *predictions)
+{
+    if (op != HIER_OP_ALLTOALL) {
+        const Choice choice = choose_by_rule(op, topology, block_bytes);
+        if (predictions) {
+            *predictions = std::string("no time model of Open MPI's ") + op_name(op) + "; by the rows' rules: " +
+                           (choice.algorithm ? choice.algorithm->name : "fallback");
+        }
+        return choice;
+    }
+    const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs);
+    if (predictions) {
+        *predictions = describe(comparison);
+    }
+    return comparison.choice;
+}
+
+} // namespace hier

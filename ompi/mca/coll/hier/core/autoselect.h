@@ -1,0 +1,81 @@
+// auto: which registry row, or the fallback, for a collective on a
+// topology, from the time model (model.h).
+//
+// For alltoall: every row that applies is predicted at the window in force,
+// and so is what Open MPI would run (tuned_alltoall.h, at its own strict
+// order); a row is picked only if its prediction beats Open MPI's by
+// kAutoMargin, on every machine the link costs allow (link_costs.h: one when
+// the user gave every class, the corners of the unknown classes otherwise).
+// A communicator on one node and one larger than kMaxModelledRanks fall
+// back. The collectives without a model of Open MPI's own algorithms go by
+// the rows' rules (registry.h: Algorithm::auto_declines): opt on a torus,
+// whose step count is the lower bound of every scatter under the all-port
+// model; lg_at_once for alltoallv across clusters; the hypercube where costs
+// are uneven enough.
+//
+// Decisions are made per size class (block bytes in [2^k, 2^(k+1))), at the
+// class's middle; the caller caches them (capi.cc). tuned's thresholds are
+// powers of two, so its own choice is the same across a class.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "hier_core.h"
+#include "link_costs.h"
+#include "model.h"
+#include "registry.h"
+#include "topology.h"
+
+namespace hier {
+
+// How much faster than Open MPI hier's best must be predicted: the model's
+// error on the measured cases (docs/tuning.md, "How far off the model is")
+// stays inside it.
+constexpr double kAutoMargin = 0.2;
+// Beyond this, building every rank's schedule for every row and running
+// the model on them at the first call of a size class (work growing as p^2
+// messages per row and machine, and p^3 for edgecolor's colourings) costs
+// more than the calls of a typical job could win back.
+constexpr int kMaxModelledRanks = 128;
+
+constexpr int kSizeClasses = 64;
+int size_class(size_t block_bytes);
+// The block size a class is decided at: 1.5 * 2^k (1 for k = 0).
+size_t class_block_bytes(int size_class);
+
+// One contender of a comparison: a registry row, or Open MPI's own choice.
+struct Contender {
+    const Algorithm *algorithm = nullptr;  // nullptr: Open MPI's
+    const char *name = nullptr;            // the row's, or tuned's algorithm's
+    std::vector<Prediction> predictions;   // one per machine
+    double worst_ratio = 0;                // largest time / Open MPI's over the machines
+    bool modelled() const;
+};
+
+// Every alltoall contender on every machine, and what auto picks. An empty
+// `why_not` means the comparison ran; otherwise it says why it did not
+// (one node, too many ranks) and the choice is the fallback.
+struct Comparison {
+    const char *why_not = nullptr;
+    size_t block_bytes = 0;
+    int window = 1;
+    double probed_network = -1;   // latencies the probe measured (link_costs.h), or -1
+    double probed_crossing = -1;
+    std::vector<LinkCosts> machines;
+    Contender open_mpi;
+    std::vector<Contender> rows;  // the rows that apply, in table order
+    Choice choice;
+};
+Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs);
+// The one line choose_auto writes for a comparison.
+std::string describe(const Comparison &comparison);
+
+// Writes one line (no newline) to *predictions saying what was compared
+// and what was picked, when predictions is not null. Returns the choice;
+// its reason, when it falls back, is a constant string.
+Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
+                   const LinkCostSpec &costs, std::string *predictions);
+
+} // namespace hier

@@ -1,0 +1,249 @@
+// coll_hier_link_costs: parser, defaults and the corner machines.
+#include "link_costs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace hier {
+
+namespace {
+
+const char *const kClassNames[kLinkClasses] = {"node", "network", "backbone"};
+
+// Open MPI 4.1's eager limits: btl_vader_eager_limit 4 KiB for shared
+// memory, btl_tcp_eager_limit 64 KiB for TCP.
+constexpr size_t kEagerLimit[kLinkClasses] = {4096, 65536, 65536};
+// A class given without overhead: shared memory's and TCP's, as measured by
+// the usual ping-pong figures of their small-message paths.
+constexpr double kDefaultOverhead[kLinkClasses] = {0.2e-6, 2e-6, 2e-6};
+
+LinkClass link(double latency, double bits_per_second, double overhead, int link_class)
+{
+    return LinkClass{latency, bits_per_second / 8, overhead, kEagerLimit[link_class]};
+}
+
+// The corner values of each class, for costs nobody gave: a node's shared
+// memory; a fast fabric and Ethernet; a campus link and a wide-area one.
+const std::vector<LinkClass> &corners(int link_class)
+{
+    static const std::vector<LinkClass> values[kLinkClasses] = {
+        {link(0.5e-6, 40e9, 0.2e-6, kNodeLink)},
+        {link(2e-6, 100e9, 0.5e-6, kNetworkLink), link(50e-6, 1e9, 3e-6, kNetworkLink)},
+        {link(200e-6, 10e9, 3e-6, kBackboneLink), link(5e-3, 100e6, 3e-6, kBackboneLink)},
+    };
+    return values[link_class];
+}
+
+const char *const kForm =
+    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, or probe, comma-separated, "
+    "e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
+
+constexpr const char *kProbe = "probe";
+
+struct Unit {
+    const char *suffix;
+    double factor;
+};
+
+const Unit kTimeUnits[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+const Unit kRateUnits[] = {{"bit/s", 1.0 / 8},   {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8},
+                           {"B/s", 1},           {"kB/s", 1e3},       {"MB/s", 1e6},       {"GB/s", 1e9}};
+
+// A non-negative decimal number followed by one of the units, exactly.
+template <size_t N>
+bool parse_quantity(const std::string &field, const Unit (&units)[N], double *value)
+{
+    size_t digits = 0;
+    bool point = false;
+    while (digits < field.size() && ((field[digits] >= '0' && field[digits] <= '9') || (!point && field[digits] == '.'))) {
+        point = point || field[digits] == '.';
+        ++digits;
+    }
+    if (digits == 0 || field.substr(0, digits) == ".") {
+        return false;
+    }
+    const std::string suffix = field.substr(digits);
+    for (const Unit &unit : units) {
+        if (suffix == unit.suffix) {
+            *value = std::strtod(field.substr(0, digits).c_str(), nullptr) * unit.factor;
+            return std::isfinite(*value);
+        }
+    }
+    return false;
+}
+
+std::vector<std::string> split(const std::string &text, char separator)
+{
+    std::vector<std::string> parts;
+    std::istringstream in(text);
+    std::string part;
+    while (std::getline(in, part, separator)) {
+        parts.push_back(part);
+    }
+    if (!text.empty() && text.back() == separator) {
+        parts.emplace_back();
+    }
+    return parts;
+}
+
+// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], or probe; "" or what is wrong with it.
+std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
+{
+    if (entry == kProbe) {
+        if (spec->probe) {
+            return "gives probe twice";
+        }
+        spec->probe = true;
+        return "";
+    }
+    const size_t equals = entry.find('=');
+    if (equals == std::string::npos) {
+        return "has \"" + entry + "\" without '='";
+    }
+    const std::string name = entry.substr(0, equals);
+    int link_class = -1;
+    for (int c = 0; c < kLinkClasses; ++c) {
+        link_class = name == kClassNames[c] ? c : link_class;
+    }
+    if (link_class < 0) {
+        return "names class \"" + name + "\"";
+    }
+    if (spec->given[link_class]) {
+        return "gives class " + name + " twice";
+    }
+    const std::vector<std::string> fields = split(entry.substr(equals + 1), ':');
+    LinkClass &value = spec->costs.link[link_class];
+    value.eager_limit = kEagerLimit[link_class];
+    value.overhead = kDefaultOverhead[link_class];
+    if (fields.size() < 2 || fields.size() > 3) {
+        return "has \"" + entry + "\", not LATENCY:BANDWIDTH[:OVERHEAD]";
+    }
+    if (!parse_quantity(fields[0], kTimeUnits, &value.latency)) {
+        return "has latency \"" + fields[0] + "\", not a number with ns, us, ms or s";
+    }
+    if (!parse_quantity(fields[1], kRateUnits, &value.bandwidth) || value.bandwidth <= 0) {
+        return "has bandwidth \"" + fields[1] + "\", not a positive number with bit/s, kbit/s, Mbit/s, Gbit/s, B/s, "
+               "kB/s, MB/s or GB/s";
+    }
+    if (fields.size() == 3 && !parse_quantity(fields[2], kTimeUnits, &value.overhead)) {
+        return "has overhead \"" + fields[2] + "\", not a number with ns, us, ms or s";
+    }
+    spec->given[link_class] = true;
+    return "";
+}
+
+std::string format_time(double seconds)
+{
+    char text[32];
+    if (seconds >= 1e-3) {
+        std::snprintf(text, sizeof text, "%gms", seconds * 1e3);
+    } else if (seconds >= 1e-6 || seconds == 0) {
+        std::snprintf(text, sizeof text, "%gus", seconds * 1e6);
+    } else {
+        std::snprintf(text, sizeof text, "%gns", seconds * 1e9);
+    }
+    return text;
+}
+
+} // namespace
+
+bool parse_link_costs(const std::string &text, LinkCostSpec *spec, std::string *error)
+{
+    *spec = LinkCostSpec();
+    if (text.empty()) {
+        return true;
+    }
+    for (const std::string &entry : split(text, ',')) {
+        const std::string wrong = entry.empty() ? std::string("has an empty entry") : parse_entry(entry, spec);
+        if (!wrong.empty()) {
+            *error = "coll_hier_link_costs \"" + text + "\" " + wrong + "; " + kForm;
+            *spec = LinkCostSpec();
+            return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+
+double median(std::vector<double> values)
+{
+    if (values.empty()) {
+        return -1;
+    }
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2];
+}
+
+} // namespace
+
+void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node)
+{
+    const auto n = size_t(std::lround(std::sqrt(double(latency.size()))));
+    std::vector<double> within, across;
+    for (size_t a = 0; a < n; ++a) {
+        for (size_t b = a + 1; b < n; ++b) {
+            const bool same = cluster_of_node.empty() || cluster_of_node[a] == cluster_of_node[b];
+            (same ? within : across).push_back(latency[a * n + b]);
+        }
+    }
+    spec->measured_network = median(within);
+    spec->measured_crossing = median(across);
+}
+
+std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
+{
+    std::vector<LinkCosts> machines(1, spec.costs);
+    for (int c = 0; c < kLinkClasses; ++c) {
+        if (spec.given[c]) {
+            continue;
+        }
+        // Without clusters the backbone's value is never read: one is enough.
+        const std::vector<LinkClass> &values = corners(c);
+        const size_t used = c == kBackboneLink && !has_backbone ? 1 : values.size();
+        std::vector<LinkCosts> extended;
+        for (const LinkCosts &machine : machines) {
+            for (size_t v = 0; v < used; ++v) {
+                extended.push_back(machine);
+                extended.back().link[c] = values[v];
+            }
+        }
+        machines.swap(extended);
+    }
+    for (LinkCosts &machine : machines) {
+        if (!spec.given[kNetworkLink] && spec.measured_network >= 0) {
+            machine.link[kNetworkLink].latency = spec.measured_network;
+        }
+        if (!spec.given[kBackboneLink] && spec.measured_crossing >= 0) {
+            machine.link[kBackboneLink].latency =
+                std::max(0.0, spec.measured_crossing - machine.link[kNetworkLink].latency);
+        }
+    }
+    return machines;
+}
+
+std::string describe(const LinkClass &link)
+{
+    char rate[32];
+    const double bits = link.bandwidth * 8;
+    if (std::isinf(bits)) {
+        std::snprintf(rate, sizeof rate, "inf");
+    } else if (bits >= 1e9) {
+        std::snprintf(rate, sizeof rate, "%gGbit/s", bits / 1e9);
+    } else if (bits >= 1e6) {
+        std::snprintf(rate, sizeof rate, "%gMbit/s", bits / 1e6);
+    } else {
+        std::snprintf(rate, sizeof rate, "%gkbit/s", bits / 1e3);
+    }
+    return format_time(link.latency) + ":" + rate + ":" + format_time(link.overhead);
+}
+
+const char *link_class_name(int link_class)
+{
+    return link_class >= 0 && link_class < kLinkClasses ? kClassNames[link_class] : "?";
+}
+
+} // namespace hier

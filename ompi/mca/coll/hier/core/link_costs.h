@@ -1,0 +1,72 @@
+// What a message costs on each class of link, as the time model (model.h)
+// uses it, and coll_hier_link_costs, the user's way to say it.
+//
+// Three classes: node (between processes of one node, through shared
+// memory), network (between nodes of one cluster, through each node's NIC),
+// backbone (between clusters). A class has a one-way latency, a bandwidth, a
+// per-message CPU overhead at each end, and the eager limit above which a
+// message waits for its receive to be posted (Open MPI's rendezvous).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hier {
+
+enum LinkClassId { kNodeLink = 0, kNetworkLink = 1, kBackboneLink = 2, kLinkClasses = 3 };
+
+struct LinkClass {
+    double latency = 0;      // seconds, one way
+    double bandwidth = 0;    // bytes per second; infinity: free
+    double overhead = 0;     // seconds of CPU per message, at the sender and at the receiver
+    size_t eager_limit = 0;  // bytes; a larger message starts once its receive is posted
+};
+
+struct LinkCosts {
+    LinkClass link[kLinkClasses];
+};
+
+// What the user said: the classes given, and (given[c] false) those left
+// unknown; with "probe", the latencies the latency probe measured for the
+// classes not given (their bandwidths stay unknown).
+struct LinkCostSpec {
+    LinkCosts costs;
+    bool given[kLinkClasses] = {false, false, false};
+    bool probe = false;
+    double measured_network = -1;   // one way between nodes of one cluster, seconds; -1: not measured
+    double measured_crossing = -1;  // one way between nodes of two clusters, seconds; -1: not measured
+    bool any_given() const { return given[0] || given[1] || given[2]; }
+};
+
+// Parses coll_hier_link_costs: "" (every class unknown) or comma-separated
+// entries: CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS one of node, network,
+// backbone, each at most once; times as a number and ns, us, ms or s;
+// bandwidths as a number and bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s
+// or GB/s (powers of 1000); and "probe", for the latencies of the classes
+// not given to be measured. E.g.
+// "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
+// A class given without an overhead takes its default (kDefaultOverhead).
+// Returns false and one line in *error, naming the parameter and the form.
+bool parse_link_costs(const std::string &text, LinkCostSpec *spec, std::string *error);
+
+// What the latency probe measured, into a spec that asked for it: the
+// median one-way latency between nodes of one cluster, and between nodes of
+// different clusters (latency[a * n + b] for n nodes, cluster_of_node empty
+// for one cluster). A class with no such pair stays unmeasured.
+void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node);
+
+// The machines auto weighs when costs are unknown: every combination of the
+// corner values of each unknown class (node: one; network: a fast fabric
+// and Ethernet; backbone, when there are clusters: a campus link and a wide
+// area one), the given classes as given. Without clusters the backbone is
+// left out of the combinations (no message crosses one). Measured latencies
+// replace the corners': the network's as measured, the backbone's as the
+// crossing latency less the network's (a message between clusters pays both).
+std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone);
+
+// "30us:200Mbit/s:2us", as the parser reads it back.
+std::string describe(const LinkClass &link);
+const char *link_class_name(int link_class);
+
+} // namespace hier

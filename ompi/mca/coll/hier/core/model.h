@@ -1,0 +1,57 @@
+// The time model: the simulator's second job (DESIGN.md: "predicts time").
+//
+// Runs every rank's schedule as the executor would (rounds posted under the
+// window and their dependencies, finished in order, copies at the end of a
+// round) on a flow-level model of the machine, and returns when the last
+// rank is done. The machine (link_costs.h):
+// - resources: each node's shared memory (intra-node messages), each node's
+//   NIC out and NIC in (network bandwidth each, full duplex), each cluster's
+//   uplink out and in (backbone bandwidth each). A message between nodes
+//   uses its nodes' NICs, and between clusters also both uplinks;
+// - the messages using a resource share it max-min fairly (progressive
+//   filling, recomputed whenever a message starts or ends);
+// - a message arrives one latency after its last byte left (network latency,
+//   plus the backbone's between clusters), so latencies overlap but do not
+//   serialize;
+// - each rank's CPU pays the class's overhead per message it sends (when
+//   the round is posted; each message leaves one overhead after that) and
+//   per message it receives (when it arrives), one after the other, and
+//   copies at the node's bandwidth;
+// - a message up to its class's eager limit leaves when its send is posted;
+//   a larger one waits for its receive: the request goes over (a latency),
+//   the receive is posted, the answer comes back (a latency), then the data.
+// Not modelled: TCP's own behaviour (slow start, losses under many flows),
+// switches inside a cluster (the network is a full crossbar of NICs),
+// memory bandwidth beyond the node's, progress stalls.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "link_costs.h"
+#include "schedule.h"
+#include "topology.h"
+
+namespace hier {
+
+struct ClassTraffic {
+    size_t messages = 0;
+    size_t bytes = 0;
+};
+
+struct Prediction {
+    std::string error;  // empty when modelled
+    double seconds = 0;
+    size_t rounds = 0;  // most rounds of any rank
+    ClassTraffic traffic[kLinkClasses];
+};
+
+// Most flow updates one prediction may do before it gives up (reported in
+// error): the model runs at the first call of a size class, on every rank.
+constexpr size_t kModelWorkLimit = size_t(1) << 27;
+
+Prediction predict_time(const Topology &topology, const std::vector<Schedule> &schedules, size_t block_bytes,
+                        int window, const LinkCosts &costs);
+
+} // namespace hier

@@ -1,0 +1,522 @@
+/*
+ * check_common.h: what the MPI checkers (alltoall_check.c, coll_check.c)
+ * share: list options, the datatype pairs and communicators every case runs
+ * on, byte patterns, guarded buffers and their comparison, FNV-1a, and the
+ * point-to-point summary that rank 0 prints.
+ *
+ * Each checker is one translation unit that defines PROG (its name, the
+ * prefix of every line it prints) and then includes this header; everything
+ * here is static.
+ *
+ * Nothing here calls a collective: a checker must not rely on any collective
+ * that the component under test may replace (see the checkers' comments).
+ */
+#ifndef CHECK_COMMON_H
+#define CHECK_COMMON_H
+
+#ifndef PROG
+#error "define PROG, the checker's name, before including check_common.h"
+#endif
+
+#include <mpi.h>
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes a receive buffer is filled with before a non-in-place call, so that
+ * gaps in the datatype must come out untouched, identically to the reference. */
+#define SENTINEL 0xA5
+/* Extra bytes before and after every compared buffer: catches writes outside
+ * the datatype's span (a wrong true_lb or a block past the end). */
+#define GUARD 64
+#define TAG_REFERENCE 4242
+#define TAG_SUMMARY 4343
+#define MAX_COUNTS 16
+
+/* ------------------------------------------------------------------ lists */
+
+/* Is name an item of the comma-separated list? */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Is every item of list one of the allowed (comma-separated) names? */
+static int all_in_list(const char *list, const char *allowed)
+{
+    char item[64];
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0 || len >= sizeof item) return 0;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (!in_list(allowed, item)) return 0;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- datatypes */
+
+#define ALL_TYPES "int,byte,double,vector,struct,resized,contig->vector,vector->contig"
+
+/* A pair of send and receive datatypes with the same type signature. */
+typedef struct {
+    const char *name;
+    MPI_Datatype send;
+    MPI_Datatype recv;
+    int free_send, free_recv; /* derived types we created and must free */
+} type_pair_t;
+
+/* Resizes a type to [0, extent), then commits it. */
+static MPI_Datatype resized(MPI_Datatype t, MPI_Aint extent)
+{
+    MPI_Datatype r;
+    MPI_Type_create_resized(t, 0, extent, &r);
+    MPI_Type_free(&t);
+    MPI_Type_commit(&r);
+    return r;
+}
+
+/* 3 blocks of 2 ints with a stride of 3: one-int gaps between blocks. */
+#define VECTOR_BLOCKS 3
+#define VECTOR_BLOCKLEN 2
+#define VECTOR_STRIDE 3
+static MPI_Datatype make_vector(void)
+{
+    MPI_Datatype t;
+    MPI_Type_vector(VECTOR_BLOCKS, VECTOR_BLOCKLEN, VECTOR_STRIDE, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* {char, double}: 7 bytes of padding inside every element. */
+struct char_double { char c; double d; };
+static MPI_Datatype make_struct(void)
+{
+    int lens[2] = {1, 1};
+    MPI_Aint disps[2] = {offsetof(struct char_double, c), offsetof(struct char_double, d)};
+    MPI_Datatype types[2] = {MPI_CHAR, MPI_DOUBLE};
+    MPI_Datatype t;
+    MPI_Type_create_struct(2, lens, disps, types, &t);
+    return resized(t, sizeof(struct char_double));
+}
+
+/* 3 ints at byte offset 4 of a 20-byte extent: gaps before and after the
+ * data, and true_lb != lb, which a temporary buffer must account for. */
+#define RESIZED_OFFSET 4
+#define RESIZED_INTS 3
+#define RESIZED_EXTENT 20
+static MPI_Datatype make_resized(void)
+{
+    int len = RESIZED_INTS;
+    MPI_Aint disp = RESIZED_OFFSET;
+    MPI_Datatype in = MPI_INT, t;
+    MPI_Type_create_struct(1, &len, &disp, &in, &t);
+    return resized(t, RESIZED_EXTENT);
+}
+
+/* 6 contiguous ints: same signature as make_vector(). */
+static MPI_Datatype make_contig6(void)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous(6, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* The pairs named in ALL_TYPES, in that order; returns how many. */
+static int build_types(type_pair_t *pairs)
+{
+    int n = 0;
+    pairs[n++] = (type_pair_t){"int", MPI_INT, MPI_INT, 0, 0};
+    pairs[n++] = (type_pair_t){"byte", MPI_BYTE, MPI_BYTE, 0, 0};
+    pairs[n++] = (type_pair_t){"double", MPI_DOUBLE, MPI_DOUBLE, 0, 0};
+    pairs[n++] = (type_pair_t){"vector", make_vector(), MPI_DATATYPE_NULL, 1, 0};
+    pairs[n - 1].recv = pairs[n - 1].send;
+    pairs[n++] = (type_pair_t){"struct", make_struct(), MPI_DATATYPE_NULL, 1, 0};
+    pairs[n - 1].recv = pairs[n - 1].send;
+    pairs[n++] = (type_pair_t){"resized", make_resized(), MPI_DATATYPE_NULL, 1, 0};
+    pairs[n - 1].recv = pairs[n - 1].send;
+    /* Different send and receive types with one signature, both ways. */
+    pairs[n++] = (type_pair_t){"contig->vector", make_contig6(), make_vector(), 1, 1};
+    pairs[n++] = (type_pair_t){"vector->contig", make_vector(), make_contig6(), 1, 1};
+    return n;
+}
+
+static void free_types(type_pair_t *pairs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (pairs[i].free_send) MPI_Type_free(&pairs[i].send);
+        if (pairs[i].free_recv) MPI_Type_free(&pairs[i].recv);
+    }
+}
+
+/* Bytes spanned by n consecutive elements of t, starting at offset 0.
+ * All our types have lb = 0 and true_lb >= 0, so the span starts at 0. */
+static size_t span_of(MPI_Datatype t, size_t n)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (n == 0) return 0;
+    MPI_Type_get_extent(t, &lb, &extent);
+    MPI_Type_get_true_extent(t, &true_lb, &true_extent);
+    return (n - 1) * (size_t)extent + (size_t)(true_lb + true_extent);
+}
+
+static size_t extent_of(MPI_Datatype t)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(t, &lb, &extent);
+    return (size_t)extent;
+}
+
+/* ---------------------------------------------------------- communicators */
+
+#define ALL_COMMS "world,dup,parity,reversed"
+
+typedef struct {
+    char label[32];
+    MPI_Comm comm;
+    int owned; /* to be freed */
+} comm_entry_t;
+
+static void name_comm(MPI_Comm comm, const char *label)
+{
+    /* Names make hier's verbose lines ("alltoall on <name>") readable. */
+    char name[MPI_MAX_OBJECT_NAME];
+    snprintf(name, sizeof name, PROG " %s", label);
+    MPI_Comm_set_name(comm, name);
+}
+
+/* The communicators of ALL_COMMS that wanted names. Every rank gets the same
+ * list in the same order (the parity entry is a different communicator on
+ * even and odd ranks, but at the same position), so all members of a
+ * communicator enumerate the same cases. */
+static int build_comms(comm_entry_t *c, const char *wanted)
+{
+    int n = 0, rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    if (in_list(wanted, "world")) {
+        c[n++] = (comm_entry_t){"world", MPI_COMM_WORLD, 0};
+    }
+    if (in_list(wanted, "dup")) {
+        c[n] = (comm_entry_t){"dup", MPI_COMM_NULL, 1};
+        MPI_Comm_dup(MPI_COMM_WORLD, &c[n].comm);
+        name_comm(c[n].comm, c[n].label);
+        n++;
+    }
+    if (in_list(wanted, "parity")) {
+        /* Two sub-communicators, of uneven size when p is odd. */
+        c[n] = (comm_entry_t){"", MPI_COMM_NULL, 1};
+        snprintf(c[n].label, sizeof c[n].label, "parity-%s", rank % 2 ? "odd" : "even");
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &c[n].comm);
+        name_comm(c[n].comm, c[n].label);
+        n++;
+    }
+    if (in_list(wanted, "reversed")) {
+        /* One communicator, ranks in reverse order of MPI_COMM_WORLD. */
+        c[n] = (comm_entry_t){"reversed", MPI_COMM_NULL, 1};
+        MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &c[n].comm);
+        name_comm(c[n].comm, c[n].label);
+        n++;
+    }
+    return n;
+}
+
+static void free_comms(comm_entry_t *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (c[i].owned) MPI_Comm_free(&c[i].comm);
+}
+
+/* ------------------------------------------------------------ data helpers */
+
+/* A well-mixed 32-bit word for (seed, rank, a, b): a checker's data are
+ * functions of the case (seed), the rank that owns them and their position,
+ * so a misplaced block or a stale block from another case is caught. */
+static uint32_t mix32(uint32_t seed, int rank, size_t a, size_t b)
+{
+    uint32_t x = seed * 0x9E3779B1u;
+    x ^= (uint32_t)rank * 0x85EBCA77u + 0x165667B1u;
+    x ^= (uint32_t)a * 0xC2B2AE3Du + 0x27D4EB2Fu;
+    x ^= (uint32_t)b * 0x2545F491u;
+    x ^= (uint32_t)((uint64_t)b >> 32);
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 12;
+    x *= 0x297A2D39u;
+    x ^= x >> 15;
+    return x;
+}
+
+/* The byte at offset idx of block `block` on rank rank, in case seed. */
+static unsigned char pattern_byte(uint32_t seed, int rank, size_t block, size_t idx)
+{
+    return (unsigned char)(mix32(seed, rank, block, idx) >> 24);
+}
+
+/* Fills len bytes laid out as blocks of block_bytes each (the last block may
+ * run on past p * block_bytes when the type's true extent exceeds its
+ * extent; those bytes get a block index of p, which is still deterministic). */
+static void fill_pattern(unsigned char *buf, size_t len, size_t block_bytes,
+                         uint32_t seed, int rank)
+{
+    for (size_t b = 0; b < len; b++)
+        buf[b] = pattern_byte(seed, rank, b / block_bytes, b % block_bytes);
+}
+
+/* A buffer of len bytes with GUARD bytes on both sides; all bytes set. */
+typedef struct {
+    unsigned char *base; /* start of the allocation */
+    unsigned char *data; /* base + GUARD */
+    size_t len;          /* bytes of data, without the guards */
+} guarded_t;
+
+static guarded_t guarded_alloc(size_t len)
+{
+    guarded_t g = {NULL, NULL, len};
+    g.base = malloc(len + 2 * GUARD);
+    if (!g.base) {
+        fprintf(stderr, PROG ": out of memory (%zu bytes)\n", len + 2 * GUARD);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    memset(g.base, SENTINEL, len + 2 * GUARD);
+    g.data = g.base + GUARD;
+    return g;
+}
+
+/* A guarded copy of g, guards included. */
+static guarded_t guarded_copy(const guarded_t *g)
+{
+    guarded_t c = guarded_alloc(g->len);
+    memcpy(c.base, g->base, g->len + 2 * GUARD);
+    return c;
+}
+
+/* Byte offset (relative to data, may be negative: in the front guard) of the
+ * first difference between a and b including guards, or INT64_MAX if equal. */
+static int64_t first_difference(const guarded_t *a, const guarded_t *b)
+{
+    size_t total = a->len + 2 * GUARD;
+    if (memcmp(a->base, b->base, total) == 0) return INT64_MAX;
+    for (size_t i = 0; i < total; i++)
+        if (a->base[i] != b->base[i]) return (int64_t)i - GUARD;
+    return INT64_MAX;
+}
+
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+#define FNV_OFFSET 0xCBF29CE484222325ull
+
+/* ----------------------------------------------------------------- verdicts */
+
+/* One comparison of a case: the buffer the call left against what it must
+ * hold; block is the bytes per block, to say where a difference lies. */
+typedef struct {
+    const char *what; /* e.g. "receive buffer differs from reference" */
+    const guarded_t *got, *want;
+    size_t block;
+} comparison_t;
+
+/* Where offset off of a buffer of len bytes in blocks of block bytes lies. */
+static void describe_offset(char *out, size_t n, int64_t off, size_t len, size_t block)
+{
+    if (off < 0) snprintf(out, n, "before the buffer");
+    else if ((uint64_t)off >= len) snprintf(out, n, "past the end of the buffer");
+    else snprintf(out, n, "block %" PRId64, block ? off / (int64_t)block : 0);
+}
+
+/* The verdict on one case on this rank: returns 1 if the call and its
+ * reference succeeded and every comparison holds; else 0, with the first
+ * thing that went wrong written to why (one phrase, no newline). */
+static int judge(int rc, int ref_rc, const comparison_t *cmp, int ncmp, char *why, size_t n)
+{
+    if (rc != MPI_SUCCESS) {
+        int len;
+        char msg[MPI_MAX_ERROR_STRING];
+        MPI_Error_string(rc, msg, &len);
+        snprintf(why, n, "%s", msg);
+        return 0;
+    }
+    if (ref_rc != MPI_SUCCESS) {
+        snprintf(why, n, "the point-to-point reference failed");
+        return 0;
+    }
+    for (int i = 0; i < ncmp; i++) {
+        const comparison_t *c = &cmp[i];
+        int64_t off = first_difference(c->got, c->want);
+        if (off == INT64_MAX) continue;
+        char where[48];
+        describe_offset(where, sizeof where, off, c->got->len, c->block);
+        snprintf(why, n,
+                 "%s: first difference at byte %" PRId64 " (%s, got 0x%02x, expected 0x%02x)",
+                 c->what, off, where, c->got->data[off], c->want->data[off]);
+        return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ options */
+
+/* The options both checkers take. */
+typedef struct {
+    int counts[MAX_COUNTS];
+    int ncounts;
+    const char *types;  /* comma list of type names, or NULL for all */
+    const char *comms;  /* comma list of communicator kinds */
+    int in_place;       /* 0: no, 1: yes, 2: both */
+} common_options_t;
+
+#define COMMON_DEFAULTS {{0, 1, 7, 4096}, 4, NULL, ALL_COMMS, 2}
+
+static void common_usage(FILE *f, const char *types, const char *comms)
+{
+    fprintf(f,
+            "  --counts    elements of the datatype per block (default 0,1,7,4096)\n"
+            "  --quick     same as --counts 0,1,7,100\n"
+            "  --types     any of %s\n"
+            "              (default: all)\n"
+            "  --comms     any of %s (default: all)\n",
+            types, comms);
+}
+
+static int parse_counts(const char *s, common_options_t *o)
+{
+    o->ncounts = 0;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v > 1 << 20 || o->ncounts == MAX_COUNTS) return -1;
+        o->counts[o->ncounts++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return -1;
+    }
+    return o->ncounts ? 0 : -1;
+}
+
+/* Parses the common option at argv[*i] (advancing *i past its value).
+ * Returns 1 if it was one, 0 if it is not a common option, -1 on a bad
+ * value. --types and --comms are checked against allowed by the caller. */
+static int parse_common_option(int argc, char **argv, int *i, common_options_t *o)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--quick")) {
+        parse_counts("0,1,7,100", o);
+        return 1;
+    }
+    if (!v) return 0;
+    if (!strcmp(a, "--counts")) {
+        if (parse_counts(v, o)) return -1;
+    } else if (!strcmp(a, "--types")) {
+        o->types = v;
+    } else if (!strcmp(a, "--comms")) {
+        o->comms = v;
+    } else if (!strcmp(a, "--in-place")) {
+        if (!strcmp(v, "no")) o->in_place = 0;
+        else if (!strcmp(v, "yes")) o->in_place = 1;
+        else if (!strcmp(v, "both")) o->in_place = 2;
+        else return -1;
+    } else {
+        return 0;
+    }
+    ++*i;
+    return 1;
+}
+
+/* Does the in-place setting o->in_place run the variant ip (0 or 1)? */
+static int runs_in_place_variant(const common_options_t *o, int ip)
+{
+    return o->in_place == 2 || o->in_place == ip;
+}
+
+/* ---------------------------------------------------------------- summary */
+
+typedef struct {
+    long passed, failed;
+    uint64_t hash; /* FNV-1a over this rank's results of all cases */
+} tally_t;
+
+#define TALLY_START {0, 0, FNV_OFFSET}
+
+/* Every rank sends its tally to rank 0 of MPI_COMM_WORLD, point-to-point
+ * (never a collective: see the top of this file); rank 0 prints the checksum
+ * and the totals. Returns the total number of failures on rank 0, the local number
+ * elsewhere. */
+static long summarize(const tally_t *mine)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    uint64_t msg[3] = {(uint64_t)mine->passed, (uint64_t)mine->failed, mine->hash};
+    if (rank != 0) {
+        MPI_Send(msg, 3, MPI_UINT64_T, 0, TAG_SUMMARY, MPI_COMM_WORLD);
+        return mine->failed;
+    }
+    uint64_t passed = 0, failed = 0, checksum = FNV_OFFSET;
+    for (int r = 0; r < size; r++) {
+        if (r > 0)
+            MPI_Recv(msg, 3, MPI_UINT64_T, r, TAG_SUMMARY, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        passed += msg[0];
+        failed += msg[1];
+        /* Folded in rank order, so the checksum is independent of timing. */
+        checksum = fnv1a(checksum, (const unsigned char *)&msg[2], sizeof msg[2]);
+    }
+    printf(PROG ": checksum %016" PRIx64 "\n", checksum);
+    printf(PROG ": %" PRIu64 " passed, %" PRIu64 " failed\n", passed, failed);
+    fflush(stdout);
+    return (long)failed;
+}
+
+/* ------------------------------------------------------ start and exit codes */
+
+/* MPI_Init with errors returned as codes, so that a failing call is reported
+ * as a failed case instead of aborting the job (derived communicators
+ * inherit the handler). */
+static void checker_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+/* After options that did not parse (parsed = -1) or asked for help (1):
+ * rank 0 prints the usage, and the exit code is 2, or 0 for --help. */
+static int exit_with_usage(int parsed, void (*usage)(FILE *))
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) usage(parsed > 0 ? stdout : stderr);
+    MPI_Finalize();
+    return parsed > 0 ? 0 : 2;
+}
+
+/* After the cases: the summary, and the exit code, 0 if everything passed
+ * and 1 if anything failed. */
+static int exit_with_summary(const tally_t *t)
+{
+    long failed = summarize(t);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
+
+#endif /* CHECK_COMMON_H */
