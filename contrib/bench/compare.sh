@@ -7,7 +7,11 @@
 #     -c COLLECTIVE   hier_bench's collective (default alltoall)
 #     -m MIN:MAX      bytes per block (default 1024:1048576)
 #     -a ALGS         also run these named hier algorithms, comma-separated; ALG:W runs
-#                     ALG with coll_hier_window W (rounds in flight)
+#                     ALG with coll_hier_window W (rounds in flight); ALG+NAME=VALUE
+#                     (repeatable) adds --mca coll_hier_NAME VALUE, e.g.
+#                     hypercube+hypercube_embedding=eff
+#     -H NAME=VALUE   --mca coll_hier_NAME VALUE for every hier variant (repeatable),
+#                     e.g. -H cost=file:$PWD/contrib/cluster/scenarios/hetero.costs
 #     -C MAP          coll_hier_cluster_map for hier (default: the scenario's clusters, as
 #                     counts; e.g. host patterns "a:hier-n[0-2];b:hier-n[3-8]", or probe)
 #     -s START        clock (default) or barrier: how iterations start (hier_bench)
@@ -35,10 +39,11 @@ scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
 collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0
-cluster_map=
-while getopts "c:C:m:a:s:r:i:o:k" opt; do
+cluster_map= hier_params=()
+while getopts "c:C:m:a:H:s:r:i:o:k" opt; do
     case $opt in
     c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
+    H) hier_params+=("$OPTARG") ;;
     s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
     *) usage ;;
     esac
@@ -65,14 +70,22 @@ fi
 # coll_hier_cluster_map takes: hier is told them, as a user would.
 scenario_clusters=$(sed -n 's/^clusters=//p' "$scenario")
 [ -n "$cluster_map" ] && scenario_clusters=$cluster_map
-variant_args() {  # variant -> mpirun arguments
+# mca_args NAME=VALUE...: --mca coll_hier_NAME VALUE for each.
+mca_args() {
+    local param
+    for param in "$@"; do echo "--mca coll_hier_${param%%=*} ${param#*=}"; done
+}
+variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
+    [ "$1" = open-mpi ] && return
     local hier="--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1"
     [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"
-    case $1 in
-    open-mpi) ;;
+    local base=${1%%+*} params=()
+    [ "$base" != "$1" ] && IFS=+ read -ra params <<<"${1#*+}"
+    hier+=" $(mca_args "${hier_params[@]}" "${params[@]}" | tr '\n' ' ')"
+    case $base in
     hier) echo "$hier" ;;
-    *:*) echo "$hier --mca coll_hier_${collective}_algorithm ${1%%:*} --mca coll_hier_window ${1#*:}" ;;
-    *) echo "$hier --mca coll_hier_${collective}_algorithm $1" ;;
+    *:*) echo "$hier --mca coll_hier_${collective}_algorithm ${base%%:*} --mca coll_hier_window ${base#*:}" ;;
+    *) echo "$hier --mca coll_hier_${collective}_algorithm $base" ;;
     esac
 }
 
@@ -86,9 +99,9 @@ for ((rep = 1; rep <= reps; ++rep)); do
         echo "compare: $name $collective, $variant, repetition $rep of $reps" >&2
         mpirun "${cluster_args[@]}" "${component_path[@]}" "${extra[@]}" -np "$slots" \
             "$bench" -c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 \
-            -f csv 2>"$outdir/$variant.err" |
+            -f csv 2>"$outdir/${variant//[^A-Za-z0-9_.:=+-]/_}.err" |
             awk -v v="$variant" -v r="$rep" 'NR > 1 {print v "," r "," $0}' >>"$raw"
-        grep '^coll:hier' "$outdir/$variant.err" | head -n 1 >&2 || true
+        grep "^coll:hier: $collective on MPI_COMM_WORLD" "$outdir/${variant//[^A-Za-z0-9_.:=+-]/_}.err" | head -n 1 >&2 || true
     done
 done
 
