@@ -8,9 +8,10 @@
  * Two ways to start an iteration:
  * - barrier: OSU's, MPI_Barrier then the clock. The barrier's exit skew (a
  *   few milliseconds across a slow link) is counted in the collective.
- * - clock:   a common start instant on CLOCK_MONOTONIC: rank 0 broadcasts an
- *   instant a little ahead, every rank sleeps until it with clock_nanosleep
- *   and times from it. This needs one clock for all ranks: true on one host
+ * - clock:   a common start instant on CLOCK_MONOTONIC: after a barrier (every
+ *   rank is done with the previous call), rank 0 broadcasts an instant a
+ *   little ahead, every rank sleeps until it with clock_nanosleep and times
+ *   from it. This needs one clock for all ranks: true on one host
  *   and on the emulated cluster (namespaces share the kernel), not on a real
  *   cluster. Ranks that wake after the instant are counted as "late".
  *
@@ -244,11 +245,13 @@ static void sleep_until(int64_t instant)
 }
 
 /* How far ahead rank 0 must set a common start so that every rank has it
- * in time: three times the slowest broadcast seen, and at least 200 us. */
+ * in time: three times the slowest broadcast seen after a barrier, and at
+ * least 200 us. */
 static int64_t start_lead(void)
 {
     int64_t worst = 0;
     for (int i = 0; i < 5; ++i) {
+        MPI_Barrier(MPI_COMM_WORLD);
         int64_t sent = now_ns();
         MPI_Bcast(&sent, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
         int64_t delay = now_ns() - sent, slowest;
@@ -267,6 +270,10 @@ static double timed_call(const collective_t *coll, bench_call_t *call, int clock
         coll->run(call);
         return MPI_Wtime() - t0;
     }
+    /* Everyone is done with the previous call before rank 0 sets the
+     * instant: a rank still finishing it would otherwise start late and
+     * count the previous call's tail in this one. */
+    MPI_Barrier(MPI_COMM_WORLD);
     int64_t start = now_ns() + lead;
     MPI_Bcast(&start, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     *late += now_ns() > start;

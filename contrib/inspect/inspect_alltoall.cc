@@ -71,19 +71,6 @@ int parse_options(const Arguments &args, Options *o)
     return 0;
 }
 
-std::string seconds(double s)
-{
-    char text[32];
-    if (s >= 1) {
-        std::snprintf(text, sizeof text, "%.3g s", s);
-    } else if (s >= 1e-3) {
-        std::snprintf(text, sizeof text, "%.3g ms", s * 1e3);
-    } else {
-        std::snprintf(text, sizeof text, "%.3g us", s * 1e6);
-    }
-    return text;
-}
-
 std::string per_class(const Prediction &p, bool bytes)
 {
     std::string text;
@@ -99,7 +86,7 @@ void print_row(const Contender &contender, const std::string &label)
     std::printf("  %-22s %6zu  %-18s %-26s", label.c_str(), first.rounds, per_class(first, false).c_str(),
                 per_class(first, true).c_str());
     for (const Prediction &p : contender.predictions) {
-        std::printf(" %10s", p.error.empty() ? seconds(p.seconds).c_str() : "-");
+        std::printf(" %10s", p.error.empty() ? format_seconds(p.seconds, " ").c_str() : "-");
     }
     if (contender.modelled()) {
         std::printf("   x%.2f", contender.worst_ratio);

@@ -31,19 +31,6 @@ std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), 
     return schedules;
 }
 
-std::string format_seconds(double seconds)
-{
-    char text[32];
-    if (seconds >= 1) {
-        std::snprintf(text, sizeof text, "%.3gs", seconds);
-    } else if (seconds >= 1e-3) {
-        std::snprintf(text, sizeof text, "%.3gms", seconds * 1e3);
-    } else {
-        std::snprintf(text, sizeof text, "%.3gus", seconds * 1e6);
-    }
-    return text;
-}
-
 } // namespace
 
 int size_class(size_t block_bytes)

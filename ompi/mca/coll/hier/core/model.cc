@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <queue>
@@ -542,6 +543,19 @@ Prediction predict_time(const Topology &topology, const std::vector<Schedule> &s
                         int window, const LinkCosts &costs)
 {
     return Model(topology, schedules, block_bytes, window, costs).run();
+}
+
+std::string format_seconds(double seconds, const char *separator)
+{
+    char text[32];
+    if (seconds >= 1) {
+        std::snprintf(text, sizeof text, "%.3g%ss", seconds, separator);
+    } else if (seconds >= 1e-3) {
+        std::snprintf(text, sizeof text, "%.3g%sms", seconds * 1e3, separator);
+    } else {
+        std::snprintf(text, sizeof text, "%.3g%sus", seconds * 1e6, separator);
+    }
+    return text;
 }
 
 } // namespace hier

@@ -51,6 +51,10 @@ struct Prediction {
 // error): the model runs at the first call of a size class, on every rank.
 constexpr size_t kModelWorkLimit = size_t(1) << 27;
 
+// "1.5ms", or "1.5 ms" with separator " ": three significant digits, in s,
+// ms or us.
+std::string format_seconds(double seconds, const char *separator = "");
+
 Prediction predict_time(const Topology &topology, const std::vector<Schedule> &schedules, size_t block_bytes,
                         int window, const LinkCosts &costs);
 
