@@ -133,7 +133,7 @@ limit_us() {
                 {n[NR] = $1; c[$2] += $1; p += $1}
                 END {
                     for (k in n) t = max(t, (n[k] * (p - n[k]) * b - bucket) / nic)   # every NIC, both ways
-                    if (kind == "backbone") for (q in c) t = max(t, (c[q] * (p - c[q]) * b - bucket) / backbone + delay / 1000)
+                    if (kind == "backbone") for (q in c) t = max(t, max(0, c[q] * (p - c[q]) * b - bucket) / backbone + delay / 1000)
                     if (kind == "hetero") t = max(t, (costmax * b - bucket) / unit)   # the slowest pair alone
                     printf "%.1f", t * 1e6
                 }
