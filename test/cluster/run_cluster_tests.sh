@@ -12,7 +12,10 @@
 #   three-clusters every cluster pair sees the backbone delay
 #   torus          kernel routing through intermediate nodes (interface
 #                  counters), link bandwidth, a 16-node alltoall
-#   hetero         per-destination rates and delays follow the pair costs
+#   hetero         per-destination rates and delays follow the pair costs;
+#                  the hypercube collectives on the scenario's costs
+#   (and, on the backbone scenarios, lg and alltoallv with host-pattern
+#   cluster maps; on the torus, opt scatter and gather)
 #   down           nothing is left behind
 # Bandwidths are printed ("info:"); only their upper bound (the shaping works)
 # is asserted, a loaded machine can always be slower.
@@ -91,11 +94,18 @@ build() {   # build NAME SOURCE: an MPI program into $logdir/bin
 }
 build cluster_hello "$here/cluster_hello.c"
 build cluster_pingpong "$here/cluster_pingpong.c"
-checker=$repo/test/mpi/alltoall_check
-if [[ ! -x $checker || $repo/test/mpi/alltoall_check.c -nt $checker ||
-      $repo/test/mpi/check_common.h -nt $checker ]]; then
-    build alltoall_check "$repo/test/mpi/alltoall_check.c" && checker=$logdir/bin/alltoall_check
-fi
+# checker_for NAME: the MPI layer's checker NAME, built here if it is missing
+# or older than its sources.
+checker_for() {
+    local built=$repo/test/mpi/$1
+    if [[ ! -x $built || $repo/test/mpi/$1.c -nt $built || $repo/test/mpi/check_common.h -nt $built ]]; then
+        build "$1" "$repo/test/mpi/$1.c" && built=$logdir/bin/$1
+    fi
+    echo "$built"
+}
+checker=$(checker_for alltoall_check)
+alltoallv_checker=$(checker_for alltoallv_check)
+coll_checker=$(checker_for coll_check)
 hello=$logdir/bin/cluster_hello pingpong=$logdir/bin/cluster_pingpong
 
 # ------------------------------------------------------------------ helpers
@@ -117,13 +127,16 @@ run() {
 why_up() { grep -v "up failed" "$logdir/up-$1.log" | head -n1; }   # the first error line
 show_tail() { sed 's/^/    | /' "$logdir/$1.log" | tail -n "${2:-15}"; }
 
-# pingpong LOG HOSTS [-n ITERS] BYTES...: the round trip (us) of the first
-# size into RTT1_US, the one-way Mbit/s of the last size into MBIT.
+# pingpong LOG HOSTS [-n ITERS] BYTES...: the mean round trip (us) of the
+# first size into RTT1_US and its fastest into RTT1_MIN_US (a delay line's
+# floor, free of the scheduling hiccups of 2 cores), the one-way Mbit/s of the
+# last size into MBIT.
 pingpong() {
     local log=$1 hosts=$2; shift 2
-    MBIT="" RTT1_US=""
+    MBIT="" RTT1_US="" RTT1_MIN_US=""
     run "$log" -np 2 --host "$hosts" "$pingpong" "$@" || return 1
     RTT1_US=$(awk '/^cluster_pingpong:/ {print $5; exit}' "$logdir/$log.log")
+    RTT1_MIN_US=$(awk '/^cluster_pingpong:/ {print $9; exit}' "$logdir/$log.log")
     MBIT=$(awk '/^cluster_pingpong:/ {v = $7} END {print v}' "$logdir/$log.log")
     [[ -n $MBIT ]]
 }
@@ -231,6 +244,35 @@ probe_clusters() {
     info "$scenario: $(grep -m1 'probed latency' "$logdir/$log.log" || echo 'no probe line')"
 }
 
+# hier_check SCENARIO WHAT NP WANT CHECKER [CHECKER ARGS...] -- [MPIRUN ARGS...]:
+# the checker with coll/hier (verbose 1) and the given MCA settings; its
+# results must pass and its verbose line on MPI_COMM_WORLD must end in WANT
+# (e.g. "2 clusters): lg_at_once"), or in WANT and details in parentheses.
+hier_check() {
+    local scenario=$1 what=$2 np=$3 want=$4 prog=$5 log rc=0 summary name
+    shift 5
+    local args=()
+    while (($#)) && [[ $1 != -- ]]; do args+=("$1"); shift; done
+    (($#)) && shift
+    name=$(basename "$prog")
+    log="$scenario-${what//[^A-Za-z0-9_.-]/_}"
+    if [[ ! -e $component_dir/mca_coll_hier.so ]]; then
+        fail "$scenario: $what" "no $component_dir/mca_coll_hier.so (build the tree: make)"; return
+    fi
+    # shellcheck disable=SC2054  # commas in the coll list
+    run "$log" -np "$np" --mca mca_base_component_path "$component_dir:$(hier_pkglibdir)" \
+        --mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1 "$@" "$prog" "${args[@]}" || rc=$?
+    summary=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$logdir/$log.log" || true)
+    if ((rc == 0)) && [[ $summary =~ ^$name:\ [1-9][0-9]*\ passed,\ 0\ failed$ ]]; then
+        pass "$scenario: $what ($summary)"
+    else
+        fail "$scenario: $what" "exit $rc, ${summary:-no summary}"; show_tail "$log"
+    fi
+    # The algorithm may be followed by its details in parentheses.
+    check "$scenario: $what: verbose line names '$want'" "see $logdir/$log.log" \
+        grep -qE "on MPI_COMM_WORLD \(.*$(sed 's/[][().*+?^$|\\]/\\&/g' <<<"$want")( \(.*\))?\$" "$logdir/$log.log"
+}
+
 test_two_clusters() {
     up_backbone two-clusters || return
     # hier-n0 is in the cluster of 3, hier-n3 in the cluster of 6.
@@ -253,6 +295,14 @@ test_two_clusters() {
         fail "two-clusters: 9 hosts, MPI_Alltoall" "see $logdir/two-clusters-hello.log"
     fi
     probe_clusters two-clusters 9 2
+    # Host patterns give every communicator, splits too, its clusters.
+    local hosts='nancy:hier-n[0-2];rennes:hier-n[3-8]'
+    hier_check two-clusters "alltoall_check, lg_at_once, host patterns" 9 "2 clusters): lg_at_once" \
+        "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg_at_once
+    hier_check two-clusters "alltoall_check, lg, host patterns" 9 "2 clusters): lg" \
+        "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg
+    hier_check two-clusters "alltoallv_check, lg, host patterns" 9 "2 clusters): lg" \
+        "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
 }
 
 test_three_clusters() {
@@ -268,6 +318,11 @@ test_three_clusters() {
         fi
     done
     probe_clusters three-clusters 9 3
+    local hosts='a:hier-n[0-1];b:hier-n[2-4];c:hier-n[5-8]'
+    hier_check three-clusters "alltoall_check, lg, host patterns" 9 "3 clusters): lg" \
+        "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg
+    hier_check three-clusters "alltoallv_check, auto, host patterns" 9 "3 clusters): lg_at_once" \
+        "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts"
 }
 
 # -------------------------------------------------------------------- torus
@@ -330,6 +385,14 @@ test_torus() {
     else
         fail "torus: 16 hosts, MPI_Alltoall" "see $logdir/torus-hello.log"
     fi
+    # opt on the emulated torus, told by coll_hier_torus_dims and by a
+    # periodic Cartesian communicator (coll_check --cart): every root.
+    hier_check torus "scatter, opt" 16 "torus 4x4): opt" \
+        "$coll_checker" --op scatter --counts 0,1,4096 --types int,vector --comms world --cart 4x4 \
+        -- --mca coll_hier_torus_dims 4x4
+    hier_check torus "gather, auto" 16 "torus 4x4): opt" \
+        "$coll_checker" --op gather --counts 0,1,4096 --types "int,contig->vector" --comms world --cart 4x4 \
+        -- --mca coll_hier_torus_dims 4x4
 }
 
 # ------------------------------------------------------------------- hetero
@@ -354,13 +417,23 @@ test_hetero() {
     # Pair delays: cost * 0.5 ms one way, so a round trip of 1 ms for cost 1
     # and 5 ms for cost 5, plus the stack's own.
     local near
-    if pingpong hetero-delay1 hier-n0,hier-n4 -n 5 1 && near=$RTT1_US && pingpong hetero-delay5 hier-n1,hier-n5 -n 5 1; then
-        info "hetero: 1-byte round trip $near us at cost 1, $RTT1_US us at cost 5"
+    if pingpong hetero-delay1 hier-n0,hier-n4 -n 20 1 && near=$RTT1_MIN_US && pingpong hetero-delay5 hier-n1,hier-n5 -n 20 1; then
+        info "hetero: fastest of 20 1-byte round trips $near us at cost 1, $RTT1_MIN_US us at cost 5 (means $(awk '/^cluster_pingpong:/ {print $5; exit}' "$logdir/hetero-delay1.log") and $RTT1_US us)"
         check "hetero: cost-1 pair round trip 1..2 ms" "$near us" between 1000 "$near" 2000
-        check "hetero: cost-5 pair round trip 5..10 ms" "$RTT1_US us" between 5000 "$RTT1_US" 10000
+        check "hetero: cost-5 pair round trip 5..10 ms" "$RTT1_MIN_US us" between 5000 "$RTT1_MIN_US" 10000
     else
         fail "hetero: pair delays" "mpirun failed"
     fi
+    # The hypercube on the scenario's own costs (a file of its matrix) and on
+    # measured ones (the probe): barrier and allreduce, auto's pick.
+    local costs=$repo/contrib/cluster/scenarios/hetero.costs
+    hier_check hetero "barrier, auto, cost file" 8 "8 nodes): hypercube" \
+        "$coll_checker" --op barrier --iterations 16 -- --mca coll_hier_cost "file:$costs"
+    hier_check hetero "allreduce, auto, probed costs" 8 "8 nodes): hypercube" \
+        "$coll_checker" --op allreduce --counts 1,7,100 --comms world,dup -- --mca coll_hier_cost probe
+    hier_check hetero "allgather, hypercube eff, cost file" 8 "8 nodes): hypercube" \
+        "$coll_checker" --op allgather --counts 1,100 --comms world -- --mca coll_hier_cost "file:$costs" \
+        --mca coll_hier_allgather_algorithm hypercube --mca coll_hier_hypercube_embedding eff
 }
 
 # --------------------------------------------------------------------- down
