@@ -1,5 +1,6 @@
 /*
- * check_common.h: what the MPI checkers (alltoall_check.c, coll_check.c)
+ * check_common.h: what the MPI checkers (alltoall_check.c, alltoallv_check.c,
+ * coll_check.c)
  * share: list options, the datatype pairs and communicators every case runs
  * on, byte patterns, guarded buffers and their comparison, FNV-1a, and the
  * point-to-point summary that rank 0 prints.
@@ -332,7 +333,8 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 /* ----------------------------------------------------------------- verdicts */
 
 /* One comparison of a case: the buffer the call left against what it must
- * hold; block is the bytes per block, to say where a difference lies. */
+ * hold; block is the bytes per block, to say where a difference lies (0:
+ * blocks of varying sizes). */
 typedef struct {
     const char *what; /* e.g. "receive buffer differs from reference" */
     const guarded_t *got, *want;
@@ -344,7 +346,8 @@ static void describe_offset(char *out, size_t n, int64_t off, size_t len, size_t
 {
     if (off < 0) snprintf(out, n, "before the buffer");
     else if ((uint64_t)off >= len) snprintf(out, n, "past the end of the buffer");
-    else snprintf(out, n, "block %" PRId64, block ? off / (int64_t)block : 0);
+    else if (!block) snprintf(out, n, "in the buffer");
+    else snprintf(out, n, "block %" PRId64, off / (int64_t)block);
 }
 
 /* The verdict on one case on this rank: returns 1 if the call and its
