@@ -117,7 +117,8 @@ cost_file() {
 # communicator of coll_check; each costs 1 to 5 s here at p <= 10 (scatter
 # and gather, with every root, 20 to 25 s at p = 16): choose maps with that
 # in mind. Scatter and gather have `opt` and `sdf` on a torus, which `auto`
-# picks there (opt) and nowhere else. Barrier, allreduce and allgather have
+# picks there (opt, for blocks of 4 KiB and more: its rows list count 4096
+# first, since the verbose line reports the first call) and nowhere else. Barrier, allreduce and allgather have
 # `hypercube`, which `auto` picks where the embedding's calc_cost is at
 # least 15 % below the blind embedding's (here, coll_hier_cost locality:
 # 2,1 43 %, 1,2,3 45 %, 2,2,2 29 %, 3,3,3 28 %, 4,3,2,1 25 %; 5,4,4,2,1
@@ -161,12 +162,12 @@ readonly COLL_RUNS=(
     # here); 16 ranks once (every root costs 25 s there), the rest on 6 and 8.
     "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|opt#4x4"
     "scatter|sdf:4|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|sdf#2x2x2"
-    "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
+    "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 4096,0,1|opt#2x2x2"
     "gather|opt:8|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
     "scatter|opt|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|opt#1x3x2"
     "gather|sdf|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|sdf#1x3x2"
     "scatter|opt|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
-    "gather|auto|2,2,2,2|-- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
+    "gather|auto|2,2,2,2|-- --counts 4096,0,1 --cart 2x4|opt#2x4@coll_check cart-2x4"
 )
 # coll_hier_torus_dims that does not parse or fit: "collective|node map|value",
 # with opt asked for; one error line, and the fallback's results (a row

@@ -210,14 +210,12 @@ TEST(Hypercube, AutoPicksItWhereTheEmbeddingPaysAndMessagesAreSmall)
     }
     // The rules' limits (auto applies them at the middle of each size class).
     const Algorithm *allreduce = hypercube_row(HIER_OP_ALLREDUCE);
-    EXPECT_EQ(allreduce->auto_declines(crossed, 4095), nullptr);
-    EXPECT_STREQ(allreduce->auto_declines(crossed, 4096), "vector of 4 KiB or more: Open MPI's own allreduce moves less");
+    EXPECT_EQ(allreduce->auto_declines(crossed, 16383), nullptr);
+    EXPECT_STREQ(allreduce->auto_declines(crossed, 16384), "vector of 16 KiB or more: Open MPI's own allreduce moves less");
     const Algorithm *allgather = hypercube_row(HIER_OP_ALLGATHER);
-    EXPECT_EQ(allgather->auto_declines(crossed, 4096), nullptr);  // 8 ranks: 32 KiB gathered
-    EXPECT_STREQ(allgather->auto_declines(crossed, 4097),
-                 "result above 32 KiB: Open MPI's own allgather does as well with fewer copies");
-    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 3000).algorithm, allreduce);
-    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 5000).algorithm, nullptr);
+    EXPECT_EQ(allgather->auto_declines(crossed, size_t(1) << 20), nullptr);  // no limit
+    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 12000).algorithm, allreduce);  // class [8 KiB, 16 KiB)
+    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 17000).algorithm, nullptr);
 }
 
 hier_comm_t *create(int size, int rank, const int *node_of_rank, const char *cost, const char *embedding,

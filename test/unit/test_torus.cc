@@ -158,11 +158,11 @@ hier_comm_t *create_on_torus(int size, const int *dims, int ndims, char *error, 
 }
 
 const hier_schedule_t *select(hier_comm_t *comm, hier_op_t op, int requested, int root, int *chosen,
-                              char *reason, std::string *predictions)
+                              char *reason, std::string *predictions, size_t block_bytes = 65536)
 {
     char line[1024] = "";
     const hier_schedule_t *schedule =
-        hier_comm_select(comm, op, requested, root, 8, chosen, reason, 256, line, sizeof line);
+        hier_comm_select(comm, op, requested, root, block_bytes, chosen, reason, 256, line, sizeof line);
     *predictions = line;
     return schedule;
 }
@@ -183,6 +183,12 @@ TEST(TorusSelection, AutoPicksOptOnATorusAndFallbackWithoutOne)
                                    "; by the rows' rules: opt");
         EXPECT_NE(select(comm, op, 3, 3, &chosen, reason, &predictions), nullptr);
         EXPECT_STREQ(hier_algorithm_name(op, chosen), "sdf");
+        // Small blocks: Open MPI's own, by opt's rule; asked for, opt runs.
+        EXPECT_EQ(select(comm, op, HIER_ALG_AUTO, 3, &chosen, reason, &predictions, 2048), nullptr);
+        EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
+        EXPECT_STREQ(reason, "blocks under 4 KiB: Open MPI's direct sends take fewer steps");
+        EXPECT_NE(select(comm, op, 2, 3, &chosen, reason, &predictions, 2048), nullptr);
+        EXPECT_STREQ(hier_algorithm_name(op, chosen), "opt");
     }
     hier_comm_destroy(comm);
 

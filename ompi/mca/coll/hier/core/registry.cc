@@ -17,16 +17,32 @@ const char *fits_any(const Topology &) { return nullptr; }
 const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
 
 // The hypercube collectives: auto picks barrier, allreduce and allgather by
-// these rules (no model of Open MPI's own exists for them) only where the embedding's
-// calc_cost beats the blind embedding's by kHypercubeMinGain (hypercube.h),
-// and, for the data-moving ones, only for small messages: the recursive-
-// doubling pattern sends the whole vector log p times, where Open MPI's own
-// ring and Rabenseifner allreduce send about twice the vector in all, and
-// its ring allgather moves the same volume with neighbours that share a
-// node; past a few KiB bandwidth wins over the latency the embedding
-// saves, and the allgather's TMP placement costs memory bandwidth too.
-constexpr size_t kHypercubeAllreduceLimit = 4096;      // the vector, exclusive: a size class's bound
-constexpr size_t kHypercubeAllgatherMaxBytes = 32768;   // p blocks
+// these rules (no model of Open MPI's own exists for them) only where the
+// embedding's calc_cost beats the blind embedding's by kHypercubeMinGain
+// (hypercube.h), and the allreduce only below kHypercubeAllreduceLimit:
+// recursive doubling sends the whole vector in each of log p steps, where
+// Open MPI's ring and Rabenseifner allreduce send about twice the vector in
+// all. Measured (compare.sh, -i 200 -r 5 below 64 KiB): the hypercube is
+// faster than Open MPI's allreduce up to 8 KiB on uneven-smp and up to
+// 32 KiB on hetero, slower from 16 KiB and 64 KiB; the crossover moves with
+// latency over bandwidth, which the costs do not tell, so the limit is the
+// lower one. The allgather moves the same volume as Open MPI's ring in
+// fewer steps: faster at every size measured (8 B to 1 MiB blocks on
+// uneven-smp and hetero), so no limit.
+constexpr size_t kHypercubeAllreduceLimit = 16384;  // the vector, exclusive: a size class's bound
+
+// opt relays every block through the processes of its region, one step per
+// hop, where Open MPI's scatter and gather send directly and let the network
+// forward: a step's wake-ups cost more than the root link saves until the
+// blocks are a few KiB. Measured on the emulated 4x4 torus (compare.sh torus,
+// 100 Mbit/s links): Open MPI faster at 1 and 2 KiB, opt as fast or faster
+// from 4 KiB, 1.6 to 3.5x faster from 64 KiB.
+constexpr size_t kTorusOptMinBlock = 4096;
+
+const char *torus_opt_declines(const Topology &, size_t block_bytes)
+{
+    return block_bytes < kTorusOptMinBlock ? "blocks under 4 KiB: Open MPI's direct sends take fewer steps" : nullptr;
+}
 
 const char *hypercube_detail(const Topology &topology)
 {
@@ -39,22 +55,16 @@ const char *hypercube_too_even(const Topology &topology)
     return why.empty() ? nullptr : why.c_str();
 }
 
-const char *hypercube_barrier_declines(const Topology &topology, size_t)
+// The barrier's and the allgather's rule: only the embedding's gain.
+const char *hypercube_declines_when_even(const Topology &topology, size_t)
 {
     return hypercube_too_even(topology);
 }
 
 const char *hypercube_allreduce_declines(const Topology &topology, size_t block_bytes)
 {
-    return block_bytes >= kHypercubeAllreduceLimit ? "vector of 4 KiB or more: Open MPI's own allreduce moves less"
+    return block_bytes >= kHypercubeAllreduceLimit ? "vector of 16 KiB or more: Open MPI's own allreduce moves less"
                                                    : hypercube_too_even(topology);
-}
-
-const char *hypercube_allgather_declines(const Topology &topology, size_t block_bytes)
-{
-    return block_bytes * size_t(topology.size()) > kHypercubeAllgatherMaxBytes
-               ? "result above 32 KiB: Open MPI's own allgather does as well with fewer copies"
-               : hypercube_too_even(topology);
 }
 
 const Algorithm kAlgorithms[] = {
@@ -101,7 +111,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_SCATTER, "opt",
      "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
      "first; ceil((p - 1) / links) all-port steps",
-     build_opt_scatter, torus_unfit, picks_whenever_fit},
+     build_opt_scatter, torus_unfit, torus_opt_declines},
     {HIER_OP_SCATTER, "sdf",
      "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
      "all-port, not optimal",
@@ -109,7 +119,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_GATHER, "opt",
      "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
      "ceil((p - 1) / links) all-port steps",
-     build_opt_gather, torus_unfit, picks_whenever_fit},
+     build_opt_gather, torus_unfit, torus_opt_declines},
     {HIER_OP_GATHER, "sdf",
      "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
      "direction first; all-port, not optimal",
@@ -117,7 +127,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_ALLGATHER, "hypercube",
      "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding), blocks placed in rank order",
-     build_hypercube_allgather, fits_any, hypercube_allgather_declines, false, hypercube_detail},
+     build_hypercube_allgather, fits_any, hypercube_declines_when_even, false, hypercube_detail},
     {HIER_OP_ALLREDUCE, "hypercube",
      "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding); commutative operations",
@@ -125,7 +135,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_BARRIER, "hypercube",
      "hypercube barrier on the cost-aware embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding)",
-     build_hypercube_barrier, fits_any, hypercube_barrier_declines, false, hypercube_detail},
+     build_hypercube_barrier, fits_any, hypercube_declines_when_even, false, hypercube_detail},
 };
 
 const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier",
