@@ -204,6 +204,7 @@ test_uneven_smp() {
     else
         fail "uneven-smp: ping-pong" "mpirun failed"; show_tail uneven-smp-pingpong
     fi
+    alltoall_by_name uneven-smp 10 "$ALLTOALL_ROWS"
 }
 
 # --------------------------------------------------------------- backbones
@@ -247,7 +248,8 @@ probe_clusters() {
 # hier_check SCENARIO WHAT NP WANT CHECKER [CHECKER ARGS...] -- [MPIRUN ARGS...]:
 # the checker with coll/hier (verbose 1) and the given MCA settings; its
 # results must pass and its verbose line on MPI_COMM_WORLD must end in WANT
-# (e.g. "2 clusters): lg_at_once"), or in WANT and details in parentheses.
+# (e.g. "2 clusters): lg_at_once"), or in WANT and details in parentheses;
+# the same run on Open MPI's own collectives must give the same checksum.
 hier_check() {
     local scenario=$1 what=$2 np=$3 want=$4 prog=$5 log rc=0 summary name
     shift 5
@@ -271,6 +273,35 @@ hier_check() {
     # The algorithm may be followed by its details in parentheses.
     check "$scenario: $what: verbose line names '$want'" "see $logdir/$log.log" \
         grep -qE "on MPI_COMM_WORLD \(.*$(sed 's/[][().*+?^$|\\]/\\&/g' <<<"$want")( \(.*\))?\$" "$logdir/$log.log"
+    # The same cases on Open MPI's own collectives must give the same results.
+    # shellcheck disable=SC2054  # commas in the coll list
+    run "$log-open-mpi" -np "$np" --mca mca_base_component_path "$component_dir:$(hier_pkglibdir)" \
+        --mca coll tuned,libnbc,basic,inter,self "$@" "$prog" "${args[@]}" || true
+    local mine theirs
+    mine=$(grep "^$name: checksum " "$logdir/$log.log" || true)
+    theirs=$(grep "^$name: checksum " "$logdir/$log-open-mpi.log" || true)
+    check "$scenario: $what: results equal Open MPI's own" "${mine:-no checksum} vs ${theirs:-no checksum}" \
+        test -n "$mine" -a "$mine" = "$theirs"
+}
+
+# alltoall_by_name SCENARIO NP "ALGORITHMS" [MPIRUN ARGS...]: each named
+# alltoall algorithm on the scenario that is up, byte for byte against
+# point-to-point and by checksum against Open MPI's own on the same cases;
+# the verbose line must name it (xor: the fallback unless p is a power of two).
+# The cases keep send and receive types alike: Open MPI 4.1.4's modified Bruck,
+# which tuned runs from 16 ranks for small blocks, corrupts mixed ones
+# (open-mpi/ompi#10488), and it is the reference here.
+readonly ALLTOALL_ROWS="factor edgecolor pairwise ring ring2 mesh xor hypercube"
+alltoall_by_name() {
+    local scenario=$1 np=$2 algorithms=$3 algorithm want
+    shift 3
+    for algorithm in $algorithms; do
+        want="): $algorithm"
+        [[ $algorithm == xor ]] && ((np & (np - 1))) && want=fallback
+        hier_check "$scenario" "alltoall_check, $algorithm by name" "$np" "$want" \
+            "$checker" --counts 1,100 --types int,vector --comms world,dup -- \
+            --mca coll_hier_alltoall_algorithm "$algorithm" "$@"
+    done
 }
 
 test_two_clusters() {
@@ -303,6 +334,7 @@ test_two_clusters() {
         "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg
     hier_check two-clusters "alltoallv_check, lg, host patterns" 9 "2 clusters): lg" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
+    alltoall_by_name two-clusters 9 "$ALLTOALL_ROWS" --mca coll_hier_cluster_map "$hosts"
 }
 
 test_three_clusters() {
@@ -391,8 +423,9 @@ test_torus() {
         "$coll_checker" --op scatter --counts 0,1,4096 --types int,vector --comms world --cart 4x4 \
         -- --mca coll_hier_torus_dims 4x4
     hier_check torus "gather, auto" 16 "torus 4x4): opt" \
-        "$coll_checker" --op gather --counts 0,1,4096 --types "int,contig->vector" --comms world --cart 4x4 \
+        "$coll_checker" --op gather --counts 4096,0,1 --types "int,contig->vector" --comms world --cart 4x4 \
         -- --mca coll_hier_torus_dims 4x4
+    alltoall_by_name torus 16 "$ALLTOALL_ROWS"
 }
 
 # ------------------------------------------------------------------- hetero
@@ -425,7 +458,7 @@ test_hetero() {
         fail "hetero: pair delays" "mpirun failed"
     fi
     # The hypercube on the scenario's own costs (a file of its matrix) and on
-    # measured ones (the probe): barrier and allreduce, auto's pick.
+    # measured ones (the probe): auto's pick, and every embedding by name.
     local costs=$repo/contrib/cluster/scenarios/hetero.costs
     hier_check hetero "barrier, auto, cost file" 8 "8 nodes): hypercube" \
         "$coll_checker" --op barrier --iterations 16 -- --mca coll_hier_cost "file:$costs"
@@ -434,6 +467,16 @@ test_hetero() {
     hier_check hetero "allgather, hypercube eff, cost file" 8 "8 nodes): hypercube" \
         "$coll_checker" --op allgather --counts 1,100 --comms world -- --mca coll_hier_cost "file:$costs" \
         --mca coll_hier_allgather_algorithm hypercube --mca coll_hier_hypercube_embedding eff
+    hier_check hetero "alltoall, hypercube dim2, cost file" 8 "8 nodes): hypercube" \
+        "$checker" --counts 1,100 --comms world,dup -- --mca coll_hier_cost "file:$costs" \
+        --mca coll_hier_alltoall_algorithm hypercube --mca coll_hier_hypercube_embedding dim2
+    hier_check hetero "barrier, hypercube blind, probed costs" 8 "8 nodes): hypercube" \
+        "$coll_checker" --op barrier --iterations 16 -- --mca coll_hier_cost probe \
+        --mca coll_hier_barrier_algorithm hypercube --mca coll_hier_hypercube_embedding blind
+    hier_check hetero "allreduce, hypercube tsts, cost file" 8 "8 nodes): hypercube" \
+        "$coll_checker" --op allreduce --counts 1,100 --comms world -- --mca coll_hier_cost "file:$costs" \
+        --mca coll_hier_allreduce_algorithm hypercube --mca coll_hier_hypercube_embedding tsts
+    alltoall_by_name hetero 8 "$ALLTOALL_ROWS"
 }
 
 # --------------------------------------------------------------------- down
