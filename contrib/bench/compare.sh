@@ -146,6 +146,17 @@ limit_us() {
             for d in "${dims[@]}"; do p=$((p * d)); links=$((links + (d > 2 ? 2 : d - 1))); done
             awk -v n="$(((p - 1 + links - 1) / links))" -v b="$bits" -v bucket="$((bucket_bytes * 8))" \
                 -v r="$(bits_per_second "$link_bw")" 'BEGIN {t = (n * b - bucket) / r; printf "%.1f", (t > 0 ? t : 0) * 1e6}' ;;
+        torus-scatter/alltoall)
+            # The bisection: halving the torus across its largest dimension
+            # L (even) cuts 2 p / L links each way, which must carry (p/2)^2
+            # blocks each way: p L m / 8 per link (the scenario file's).
+            IFS=x read -ra dims <<<"$torus_dims"
+            p=1 largest=0
+            for d in "${dims[@]}"; do p=$((p * d)); ((d > largest)) && largest=$d; done
+            if ((largest % 2)); then echo "-"; else
+                awk -v n="$((p * largest))" -v b="$bits" -v bucket="$((bucket_bytes * 8))" \
+                    -v r="$(bits_per_second "$link_bw")" 'BEGIN {t = (n * b / 8 - bucket) / r; printf "%.1f", (t > 0 ? t : 0) * 1e6}'
+            fi ;;
         *) echo "-" ;;
         esac
     )
@@ -178,7 +189,9 @@ echo "compare: $name, $collective, start $start, median of $reps; times in us" >
 column -s, -t "$csv"
 echo "compare: table in $csv" >&2
 
-if command -v gnuplot >/dev/null; then
+if (($(wc -l <"$csv") < 3)); then
+    echo "compare: one size (a barrier, or -m N:N): no plot, the table is all" >&2
+elif command -v gnuplot >/dev/null; then
     plot="set datafile separator ','; set terminal pngcairo noenhanced size 900,600; set output '$png';"
     plot+="set logscale xy; set xlabel 'bytes per block'; set ylabel 'time (us)'; set key left top;"
     plot+="set title '$name: MPI_$collective ($start start, median of $reps)';"
