@@ -10,8 +10,8 @@
 // back. The collectives without a model of Open MPI's own algorithms go by
 // the rows' rules (registry.h: Algorithm::auto_declines): opt on a torus
 // for blocks of 4 KiB and more (its step count is the lower bound of every
-// scatter under the all-port model); lg_at_once for alltoallv across clusters; the hypercube where costs
-// are uneven enough.
+// scatter under the all-port model); lg_at_once for alltoallv across
+// clusters; the hypercube where costs are uneven enough.
 //
 // Decisions are made per size class (block bytes in [2^k, 2^(k+1))), at the
 // class's middle; the caller caches them (capi.cc). tuned's thresholds are
