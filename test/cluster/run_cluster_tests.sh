@@ -421,7 +421,7 @@ test_torus() {
     # periodic Cartesian communicator (coll_check --cart): every root.
     hier_check torus "scatter, opt" 16 "torus 4x4): opt" \
         "$coll_checker" --op scatter --counts 0,1,4096 --types int,vector --comms world --cart 4x4 \
-        -- --mca coll_hier_torus_dims 4x4
+        -- --mca coll_hier_torus_dims 4x4 --mca coll_hier_scatter_algorithm opt
     hier_check torus "gather, auto" 16 "torus 4x4): opt" \
         "$coll_checker" --op gather --counts 4096,0,1 --types "int,contig->vector" --comms world --cart 4x4 \
         -- --mca coll_hier_torus_dims 4x4
