@@ -118,13 +118,14 @@ cost_file() {
 # and gather, with every root, 20 to 25 s at p = 16): choose maps with that
 # in mind. Scatter and gather have `opt` and `sdf` on a torus, which `auto`
 # picks there (opt, for blocks of 4 KiB and more: its rows list count 4096
-# first, since the verbose line reports the first call) and nowhere else. Barrier, allreduce and allgather have
-# `hypercube`, which `auto` picks where the embedding's calc_cost is at
-# least 15 % below the blind embedding's (here, coll_hier_cost locality:
-# 2,1 43 %, 1,2,3 45 %, 2,2,2 29 %, 3,3,3 28 %, 4,3,2,1 25 %; 5,4,4,2,1
-# 0 %, `hier-inspect embed --nodes MAP`) and messages are small (the first
-# call, which the verbose line reports, is one of Open MPI's own small
-# internal ones: MPI_Comm_split's allgather, MPI_Comm_dup's allreduce).
+# first, since the verbose line reports the first call) and nowhere else.
+# Barrier, allreduce and allgather have `hypercube`, which `auto` picks
+# where the embedding's calc_cost is at least 15 % below the blind
+# embedding's (here, coll_hier_cost locality: 2,1 43 %, 1,2,3 45 %, 2,2,2
+# 29 %, 3,3,3 28 %, 4,3,2,1 25 %; 5,4,4,2,1 0 %, `hier-inspect embed --nodes
+# MAP`), for allreduce under 16 KiB (the first call, which the verbose line
+# reports, is one of Open MPI's own small internal ones: MPI_Comm_split's
+# allgather, MPI_Comm_dup's allreduce).
 readonly COLL_RUNS=(
     "scatter|fallback|4,3,2,1||fallback"
     "scatter|auto|4,3,2,1||fallback"
