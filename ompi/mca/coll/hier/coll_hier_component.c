@@ -156,6 +156,16 @@ static int hier_register_algorithm(hier_op_t op)
     return rc < 0 ? rc : OPAL_SUCCESS;
 }
 
+/* A string parameter at level 5, the same on every process: *storage holds
+ * default_value until Open MPI sets it. */
+static void hier_register_string(const char *name, const char *help, char *default_value, char **storage)
+{
+    *storage = default_value;
+    (void) mca_base_component_var_register(&mca_coll_hier_component.super.collm_version, name, help,
+                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                           MCA_BASE_VAR_SCOPE_ALL_EQ, storage);
+}
+
 static int hier_register(void)
 {
     mca_coll_hier_component_t *c = &mca_coll_hier_component;
@@ -190,17 +200,14 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->window);
 
-    c->node_map = NULL;
-    (void) mca_base_component_var_register(v, "node_map",
+    hier_register_string("node_map",
         "Node structure to impose instead of Open MPI's locality (for testing on one host): "
         "node sizes for consecutive ranks of MPI_COMM_WORLD, e.g. \"4,3,2,1\" for 10 "
         "processes; communicators derived from it inherit it. Empty: use Open MPI's "
         "locality. A map that does not parse or fit is reported once and hier falls back",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->node_map);
+        NULL, &c->node_map);
 
-    c->cluster_map = NULL;
-    (void) mca_base_component_var_register(v, "cluster_map",
+    hier_register_string("cluster_map",
         "Clusters of nodes, for communicators that span clusters joined by a slower "
         "backbone. Host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\": clusters separated "
         "by ';', each a name, ':' and comma-separated host names with bracket ranges, matched "
@@ -209,11 +216,9 @@ static int hier_register(void)
         "lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). \"probe\": measured "
         "by ping-pongs among node leaders. Empty: one cluster. A map that does not parse or "
         "fit is reported once and the communicators it does not fit fall back",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cluster_map);
+        NULL, &c->cluster_map);
 
-    c->link_costs = NULL;
-    (void) mca_base_component_var_register(v, "link_costs",
+    hier_register_string("link_costs",
         "What a message costs on each class of link, for auto's time model: comma-separated "
         "CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS node (shared memory), network (between nodes "
         "of a cluster, per NIC) or backbone (between clusters), times in ns, us, ms or s, "
@@ -224,11 +229,9 @@ static int hier_register(void)
         "of the network and backbone classes not given with a ping-pong among node leaders "
         "(their bandwidths stay unknown). Empty: every class unknown. A value that does not "
         "parse is reported once and taken as empty",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->link_costs);
+        NULL, &c->link_costs);
 
-    c->torus_dims = NULL;
-    (void) mca_base_component_var_register(v, "torus_dims",
+    hier_register_string("torus_dims",
         "The ranks form a torus of these dimension sizes, joined by x, e.g. \"8x8\" or "
         "\"4x8x8\": ranks in row-major order (the last dimension varying fastest, as "
         "MPI_Cart_coords numbers them). Its product must be the size of MPI_COMM_WORLD; it "
@@ -236,10 +239,9 @@ static int hier_register(void)
         "every dimension is a torus of its own dimensions, whatever this says. Empty: no "
         "torus. A value that does not parse or fit is reported once and scatter and gather "
         "fall back",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->torus_dims);
-    c->cost = "locality";
-    (void) mca_base_component_var_register(v, "cost",
+        NULL, &c->torus_dims);
+
+    hier_register_string("cost",
         "Costs between processes, which the hypercube collectives' embedding "
         "(coll_hier_hypercube_embedding) minimises: \"locality\" (levels from the topology: "
         "two processes of one node cost 1, of one cluster 10, of two clusters 100), "
@@ -248,15 +250,12 @@ static int hier_register(void)
         "square, symmetric matrix of non-negative numbers, one row per line, over "
         "MPI_COMM_WORLD's ranks (p x p) or over nodes (N x N); see docs/hypercube.md). A value "
         "that does not parse or fit is reported once and hier falls back",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->cost);
+        "locality", &c->cost);
 
     help = hier_embedding_help();
-    c->hypercube_embedding = "auto";
-    (void) mca_base_component_var_register(v, "hypercube_embedding",
+    hier_register_string("hypercube_embedding",
         NULL != help ? help : "Embedding of the hypercube collectives",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->hypercube_embedding);
+        "auto", &c->hypercube_embedding);
     free(help);
 
     for (int op = 0; op < HIER_OP_COUNT; ++op) {
