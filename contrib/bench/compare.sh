@@ -12,6 +12,8 @@
 #                     hypercube+hypercube_embedding=eff
 #     -H NAME=VALUE   --mca coll_hier_NAME VALUE for every hier variant (repeatable),
 #                     e.g. -H cost=file:$PWD/contrib/cluster/scenarios/hetero.costs
+#     -M NAME=VALUE   --mca NAME VALUE for every variant, Open MPI's own included
+#                     (repeatable), e.g. -M btl_tcp_eager_limit=4194304
 #     -C MAP          coll_hier_cluster_map for hier (default: the scenario's clusters, as
 #                     counts; e.g. host patterns "a:hier-n[0-2];b:hier-n[3-8]", or probe)
 #     -s START        clock (default) or barrier: how iterations start (hier_bench)
@@ -39,11 +41,12 @@ scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
 collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0
-cluster_map= hier_params=()
-while getopts "c:C:m:a:H:s:r:i:o:k" opt; do
+cluster_map= hier_params=() mpi_params=()
+while getopts "c:C:m:a:H:M:s:r:i:o:k" opt; do
     case $opt in
     c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
     H) hier_params+=("$OPTARG") ;;
+    M) mpi_params+=(--mca "${OPTARG%%=*}" "${OPTARG#*=}") ;;
     s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
     *) usage ;;
     esac
@@ -97,7 +100,7 @@ for ((rep = 1; rep <= reps; ++rep)); do
     for variant in "${variants[@]}"; do
         read -ra extra <<<"$(variant_args "$variant")"
         echo "compare: $name $collective, $variant, repetition $rep of $reps" >&2
-        mpirun "${cluster_args[@]}" "${component_path[@]}" "${extra[@]}" -np "$slots" \
+        mpirun "${cluster_args[@]}" "${component_path[@]}" "${mpi_params[@]}" "${extra[@]}" -np "$slots" \
             "$bench" -c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 \
             -f csv 2>"$outdir/${variant//[^A-Za-z0-9_.:=+-]/_}.err" |
             awk -v v="$variant" -v r="$rep" 'NR > 1 {print v "," r "," $0}' >>"$raw"
