@@ -119,6 +119,12 @@ scenario_nodes=$("$cluster" show "$scenario" | awk 'NR > 1 {sub("slots=", "", $2
 bucket_bytes=$("$cluster" show "$scenario" | sed -n '1s/.*bucket=\([0-9]*\)kb.*/\1/p')
 bucket_bytes=$((${bucket_bytes:-0} * 1024))
 bits_per_second() { local r=${1%bit}; numfmt --from=si <<<"${r^^}"; }
+# through_link_us BITS RATE: microseconds for BITS through one shaped link of
+# RATE (e.g. 100mbit), the bucket's first bytes passing at once.
+through_link_us() {
+    awk -v n="$1" -v bucket="$((bucket_bytes * 8))" -v r="$(bits_per_second "$2")" \
+        'BEGIN {t = (n - bucket) / r; printf "%.1f", (t > 0 ? t : 0) * 1e6}'
+}
 limit_us() {
     (
         # shellcheck disable=SC1090
@@ -141,25 +147,23 @@ limit_us() {
                     printf "%.1f", t * 1e6
                 }
                 function max(a, b) { return a > b ? a : b }' <<<"$scenario_nodes" ;;
-        torus-scatter/scatter | torus-scatter/gather)
-            # ceil((p - 1) / L) blocks cross one of the root's L links (two
-            # per dimension, one for a dimension of size 2)
+        torus-scatter/*)
             IFS=x read -ra dims <<<"$torus_dims"
-            p=1 links=0
-            for d in "${dims[@]}"; do p=$((p * d)); links=$((links + (d > 2 ? 2 : d - 1))); done
-            awk -v n="$(((p - 1 + links - 1) / links))" -v b="$bits" -v bucket="$((bucket_bytes * 8))" \
-                -v r="$(bits_per_second "$link_bw")" 'BEGIN {t = (n * b - bucket) / r; printf "%.1f", (t > 0 ? t : 0) * 1e6}' ;;
-        torus-scatter/alltoall)
-            # The bisection: halving the torus across its largest dimension
-            # L (even) cuts 2 p / L links each way, which must carry (p/2)^2
-            # blocks each way: p L m / 8 per link (the scenario file's).
-            IFS=x read -ra dims <<<"$torus_dims"
-            p=1 largest=0
-            for d in "${dims[@]}"; do p=$((p * d)); ((d > largest)) && largest=$d; done
-            if ((largest % 2)); then echo "-"; else
-                awk -v n="$((p * largest))" -v b="$bits" -v bucket="$((bucket_bytes * 8))" \
-                    -v r="$(bits_per_second "$link_bw")" 'BEGIN {t = (n * b / 8 - bucket) / r; printf "%.1f", (t > 0 ? t : 0) * 1e6}'
-            fi ;;
+            p=1 links=0 largest=0   # links: the root's, two per dimension, one for a size of 2
+            for d in "${dims[@]}"; do
+                p=$((p * d)) links=$((links + (d > 2 ? 2 : d - 1)))
+                ((d > largest)) && largest=$d
+            done
+            case $collective in
+            scatter | gather)   # ceil((p - 1) / links) blocks cross one of the root's links
+                through_link_us $(((p - 1 + links - 1) / links * bits)) "$link_bw" ;;
+            alltoall)
+                # The bisection: halving the torus across its largest dimension
+                # L (even) cuts 2 p / L links each way, which must carry (p/2)^2
+                # blocks each way: p L m / 8 per link (the scenario file's).
+                if ((largest % 2)); then echo "-"; else through_link_us $((p * largest * bits / 8)) "$link_bw"; fi ;;
+            *) echo "-" ;;
+            esac ;;
         *) echo "-" ;;
         esac
     )

@@ -36,7 +36,8 @@ constexpr size_t kHypercubeAllreduceLimit = 16384;  // the vector, exclusive: a 
 // forward: a step's wake-ups cost more than the root link saves until the
 // blocks are a few KiB. Measured on the emulated 4x4 torus (compare.sh torus,
 // 100 Mbit/s links): Open MPI faster at 1 and 2 KiB, opt as fast or faster
-// from 4 KiB, 1.6 to 3.5x faster from 64 KiB.
+// from 4 KiB, 1.6 to 3.5x faster from 64 KiB (2.0 to 3.7x since the emulated
+// links have jumbo frames and deep queues).
 constexpr size_t kTorusOptMinBlock = 4096;
 
 const char *torus_opt_declines(const Topology &, size_t block_bytes)
