@@ -22,12 +22,17 @@
 #                     larger sizes take a quarter of that, at least 5)
 #     -o DIR          where the CSV and the PNG go (default bench-results/)
 #     -k              keep the cluster up afterwards
+#     -J              one mpirun per variant and repetition (the default with a
+#                     +NAME=VALUE variant), instead of every variant in one
 #
-# Variants: "open-mpi" (hier not asked for: tuned and the rest decide), "hier"
-# (hier selected, coll_hier_<collective>_algorithm auto) and every -a
-# algorithm. They run in turn, REPS times over, so that a slow spell of the
-# machine hits them all alike; a size's time is the median over the
-# repetitions of hier_bench's average. The physical limit comes from the
+# Variants: "open-mpi" (Open MPI's own selection: tuned and the rest decide),
+# "hier" (coll_hier_<collective>_algorithm auto) and every -a algorithm. By
+# default they share one mpirun per repetition: hier_bench -v gives each a
+# communicator of its own (hier declines open-mpi's) and alternates them
+# iteration by iteration, so that every variant meets the machine in the same
+# state. With -J, each is a job of its own ("open-mpi" then leaves hier out
+# of the coll list), in turn. Either way they run REPS times over; a size's
+# time is the median over the repetitions of hier_bench's average. The physical limit comes from the
 # scenario (its `limit` key); the table gives hier's time against it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,14 +45,14 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2
 scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
-collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0
+collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0 jobs=one
 cluster_map= hier_params=() mpi_params=()
-while getopts "c:C:m:a:H:M:s:r:i:o:k" opt; do
+while getopts "c:C:m:a:H:M:s:r:i:o:kJ" opt; do
     case $opt in
     c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
     H) hier_params+=("$OPTARG") ;;
     M) mpi_params+=(--mca "${OPTARG%%=*}" "${OPTARG#*=}") ;;
-    s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;;
+    s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;; J) jobs=each ;;
     *) usage ;;
     esac
 done
@@ -95,14 +100,24 @@ variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
 variants=(open-mpi hier)
 IFS=, read -ra named <<<"$algorithms"
 variants+=("${named[@]}")
+[[ "$algorithms" == *+* ]] && jobs=each
+bench_args=(-c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 -f csv)
 echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late" >"$raw"
 for ((rep = 1; rep <= reps; ++rep)); do
+    if [ "$jobs" = one ]; then
+        read -ra extra <<<"$(variant_args hier)"
+        echo "compare: $name $collective, ${variants[*]} in one job, repetition $rep of $reps" >&2
+        mpirun "${cluster_args[@]}" "${component_path[@]}" "${mpi_params[@]}" "${extra[@]}" -np "$slots" \
+            "$bench" "${bench_args[@]}" -v "$(IFS=,; echo "${variants[*]}")" 2>"$outdir/variants.err" |
+            awk -F, -v OFS=, -v r="$rep" 'NR > 1 {$1 = $1 "," r; print}' >>"$raw"
+        grep "^coll:hier: $collective on" "$outdir/variants.err" | head -n ${#variants[@]} >&2 || true
+        continue
+    fi
     for variant in "${variants[@]}"; do
         read -ra extra <<<"$(variant_args "$variant")"
         echo "compare: $name $collective, $variant, repetition $rep of $reps" >&2
         mpirun "${cluster_args[@]}" "${component_path[@]}" "${mpi_params[@]}" "${extra[@]}" -np "$slots" \
-            "$bench" -c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 \
-            -f csv 2>"$outdir/${variant//[^A-Za-z0-9_.:=+-]/_}.err" |
+            "$bench" "${bench_args[@]}" 2>"$outdir/${variant//[^A-Za-z0-9_.:=+-]/_}.err" |
             awk -v v="$variant" -v r="$rep" 'NR > 1 {print v "," r "," $0}' >>"$raw"
         grep "^coll:hier: $collective on MPI_COMM_WORLD" "$outdir/${variant//[^A-Za-z0-9_.:=+-]/_}.err" | head -n 1 >&2 || true
     done

@@ -37,6 +37,7 @@ typedef struct {
     size_t bytes;             /* per block */
     unsigned char *send, *recv;
     int *counts, *displs;     /* alltoallv */
+    MPI_Comm comm;            /* the variant's communicator */
 } bench_call_t;
 
 typedef struct {
@@ -78,13 +79,13 @@ static int check_from_every_source(const bench_call_t *c)
 
 static void run_alltoall(bench_call_t *c)
 {
-    MPI_Alltoall(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Alltoall(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->comm);
 }
 
 static void run_alltoallv(bench_call_t *c)
 {
     MPI_Alltoallv(c->send, c->counts, c->displs, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE,
-                  MPI_COMM_WORLD);
+                  c->comm);
 }
 
 static void fill_scatter(bench_call_t *c)
@@ -94,7 +95,7 @@ static void fill_scatter(bench_call_t *c)
 
 static void run_scatter(bench_call_t *c)
 {
-    MPI_Scatter(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, MPI_COMM_WORLD);
+    MPI_Scatter(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, c->comm);
 }
 
 static int check_scatter(const bench_call_t *c)
@@ -111,7 +112,7 @@ static void fill_to_root(bench_call_t *c)
 
 static void run_gather(bench_call_t *c)
 {
-    MPI_Gather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, MPI_COMM_WORLD);
+    MPI_Gather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, c->comm);
 }
 
 static int check_gather(const bench_call_t *c)
@@ -126,7 +127,7 @@ static int check_gather(const bench_call_t *c)
 
 static void run_allgather(bench_call_t *c)
 {
-    MPI_Allgather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Allgather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->comm);
 }
 
 static int check_allgather(const bench_call_t *c)
@@ -154,7 +155,7 @@ static void fill_allreduce(bench_call_t *c)
 
 static void run_allreduce(bench_call_t *c)
 {
-    MPI_Allreduce(c->send, c->recv, ints(c), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(c->send, c->recv, ints(c), MPI_INT, MPI_SUM, c->comm);
 }
 
 static int check_allreduce(const bench_call_t *c)
@@ -167,7 +168,7 @@ static int check_allreduce(const bench_call_t *c)
 }
 
 static void fill_nothing(bench_call_t *c) { (void)c; }
-static void run_barrier(bench_call_t *c) { (void)c; MPI_Barrier(MPI_COMM_WORLD); }
+static void run_barrier(bench_call_t *c) { (void)c; MPI_Barrier(c->comm); }
 static int check_nothing(const bench_call_t *c) { (void)c; return 0; }
 
 static const collective_t collectives[] = {
@@ -185,12 +186,15 @@ typedef struct {
     size_t min_bytes, max_bytes;
     int iters, large_iters, warmup, root;
     int barrier_start, clock_start, csv;
+    const char *variants;     /* -v: comma-separated, or NULL for MPI_COMM_WORLD alone */
 } options_t;
+
+#define USAGE "usage: hier_bench [-c collective] [-m min:max] [-i iters] [-I large_iters] [-x warmup]\n" \
+              "                  [-s barrier|clock|both] [-r root] [-f table|csv] [-v variant,...]\n"
 
 static void usage_exit(const char *why)
 {
-    fprintf(stderr, "hier_bench: %s\nusage: hier_bench [-c collective] [-m min:max] [-i iters] "
-                    "[-I large_iters] [-x warmup] [-s barrier|clock|both] [-r root] [-f table|csv]\n", why);
+    fprintf(stderr, "hier_bench: %s\n" USAGE, why);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -204,9 +208,9 @@ static const collective_t *find_collective(const char *name)
 
 static options_t parse_options(int argc, char **argv)
 {
-    options_t o = {find_collective("alltoall"), 1, 1 << 20, 50, 10, 5, 0, 1, 1, 0};
+    options_t o = {find_collective("alltoall"), 1, 1 << 20, 50, 10, 5, 0, 1, 1, 0, NULL};
     int opt;
-    while ((opt = getopt(argc, argv, "c:m:i:I:x:s:r:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:m:i:I:x:s:r:f:v:")) != -1) {
         switch (opt) {
         case 'c': o.collective = find_collective(optarg); break;
         case 'm':
@@ -223,11 +227,135 @@ static options_t parse_options(int argc, char **argv)
             if (!o.barrier_start && !o.clock_start) usage_exit("-s takes barrier, clock or both");
             break;
         case 'f': o.csv = strcmp(optarg, "csv") == 0; break;
+        case 'v': o.variants = optarg; break;
         default: usage_exit("unknown option");
         }
     }
     if (o.iters < 1 || o.large_iters < 1 || o.warmup < 0) usage_exit("iterations must be positive");
     return o;
+}
+
+/*
+ * Variants (-v): one communicator each, duplicated from MPI_COMM_WORLD while
+ * hier's control variables say what the variant runs (hier fixes them per
+ * communicator when it is created):
+ *   open-mpi  every coll_hier_<op>_algorithm fallback: hier declines the
+ *             communicator, and Open MPI selects as if it were not there;
+ *   hier      coll_hier_<collective>_algorithm auto;
+ *   ALG[:W]   coll_hier_<collective>_algorithm ALG (and coll_hier_window W).
+ * Their iterations alternate, so that every variant meets the machine in the
+ * same state: no run-to-run spread between them.
+ */
+typedef struct {
+    char name[64];
+    MPI_Comm comm;
+} variant_t;
+
+static const char *const hier_ops[] = {"alltoall", "alltoallv", "scatter", "gather",
+                                       "barrier", "allreduce", "allgather"};
+#define HIER_OPS (int)(sizeof hier_ops / sizeof *hier_ops)
+
+static int cvar_index(const char *name)
+{
+    int index;
+    return MPI_T_cvar_get_index(name, &index) == MPI_SUCCESS ? index : -1;
+}
+
+static int cvar_access(int index, int *value, int write)
+{
+    MPI_T_cvar_handle handle;
+    int count, rc = MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = write ? MPI_T_cvar_write(handle, value) : MPI_T_cvar_read(handle, value);
+    MPI_T_cvar_handle_free(&handle);
+    return rc;
+}
+
+/* The value of an enumerated control variable's item, or -1. */
+static int cvar_enum_value(int index, const char *item)
+{
+    char name[256], enum_name[256];
+    int name_len = sizeof name, enum_len = sizeof enum_name, desc_len = 0, verbosity, bind, scope, items;
+    MPI_Datatype type;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+    MPI_T_cvar_get_info(index, name, &name_len, &verbosity, &type, &enumtype, NULL, &desc_len, &bind, &scope);
+    if (enumtype == MPI_T_ENUM_NULL || MPI_T_enum_get_info(enumtype, &items, enum_name, &enum_len) != MPI_SUCCESS)
+        return -1;
+    for (int i = 0; i < items; ++i) {
+        int value, len = sizeof name;
+        if (MPI_T_enum_get_item(enumtype, i, &value, name, &len) == MPI_SUCCESS && strcmp(name, item) == 0)
+            return value;
+    }
+    return -1;
+}
+
+static void set_hier(const char *param, const char *value_name, int value)
+{
+    char name[96];
+    snprintf(name, sizeof name, "coll_hier_%s", param);
+    const int index = cvar_index(name);
+    if (index < 0) usage_exit("a hier variant needs coll/hier loaded (its control variables are missing)");
+    if (value_name && (value = cvar_enum_value(index, value_name)) < 0) {
+        fprintf(stderr, "hier_bench: %s has no value %s\n", name, value_name);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (cvar_access(index, &value, 1) != MPI_SUCCESS) usage_exit("MPI_T cannot write hier's control variables");
+}
+
+/* Duplicates MPI_COMM_WORLD under the variant's settings, then puts the
+ * settings back as they were. */
+static void create_variant(variant_t *v, const char *collective)
+{
+    int saved[HIER_OPS + 1], index[HIER_OPS + 1];
+    char name[96];
+    for (int op = 0; op <= HIER_OPS; ++op) {
+        snprintf(name, sizeof name, op < HIER_OPS ? "coll_hier_%s_algorithm" : "coll_hier_window", hier_ops[op % HIER_OPS]);
+        index[op] = cvar_index(name);
+        if (index[op] >= 0) cvar_access(index[op], &saved[op], 0);
+    }
+    char algorithm_param[64];
+    snprintf(algorithm_param, sizeof algorithm_param, "%s_algorithm", collective);
+    if (strcmp(v->name, "open-mpi") == 0) {
+        for (int op = 0; op < HIER_OPS; ++op) {
+            snprintf(name, sizeof name, "%s_algorithm", hier_ops[op]);
+            if (index[op] >= 0) set_hier(name, "fallback", 0);
+        }
+    } else if (strcmp(v->name, "hier") == 0) {
+        set_hier(algorithm_param, "auto", 0);
+    } else {
+        char algorithm[64];
+        int window;
+        const int fields = sscanf(v->name, "%63[^:]:%d", algorithm, &window);
+        set_hier(algorithm_param, algorithm, 0);
+        if (fields == 2) set_hier("window", NULL, window);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &v->comm);
+    for (int op = 0; op <= HIER_OPS; ++op)
+        if (index[op] >= 0) cvar_access(index[op], &saved[op], 1);
+}
+
+/* The variants of -v, or MPI_COMM_WORLD alone (named "-") without it. */
+static variant_t *create_variants(const options_t *o, int *count)
+{
+    *count = 0;
+    variant_t *variants = calloc(64, sizeof *variants);
+    if (!variants) usage_exit("out of memory");
+    if (!o->variants) {
+        strcpy(variants[0].name, "-");
+        variants[0].comm = MPI_COMM_WORLD;
+        *count = 1;
+        return variants;
+    }
+    int provided;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    for (const char *p = o->variants; *p && *count < 64; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0)) {
+        const size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof variants->name) usage_exit("-v takes open-mpi, hier, ALG or ALG:W, comma-separated");
+        memcpy(variants[*count].name, p, len);
+        create_variant(&variants[(*count)++], o->collective->name);
+    }
+    MPI_T_finalize();
+    return variants;
 }
 
 static int64_t now_ns(void)
@@ -265,7 +393,7 @@ static int64_t start_lead(void)
 static double timed_call(const collective_t *coll, bench_call_t *call, int clock_start, int64_t lead, int *late)
 {
     if (!clock_start) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(call->comm);
         double t0 = MPI_Wtime();
         coll->run(call);
         return MPI_Wtime() - t0;
@@ -292,24 +420,20 @@ static void prepare(bench_call_t *call, const collective_t *coll)
     coll->fill(call);
 }
 
-static void measure(const options_t *o, bench_call_t *call, int clock_start, double *times)
+static void report(const options_t *o, const bench_call_t *call, const variant_t *v, const double *times, int iters,
+                   int late, int clock_start)
 {
     const collective_t *coll = o->collective;
-    const int iters = call->bytes > LARGE_SIZE ? o->large_iters : o->iters;
-    const int64_t lead = clock_start ? start_lead() : 0;
-    int late = 0, total_late = 0;
-    prepare(call, coll);
-    for (int i = 0; i < o->warmup; ++i) timed_call(coll, call, clock_start, lead, &late);
-    late = 0;
-    for (int i = 0; i < iters; ++i) times[i] = timed_call(coll, call, clock_start, lead, &late);
-
     double *slowest = malloc(sizeof(double) * (size_t)iters);
+    int total_late = 0;
     MPI_Reduce(times, slowest, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&late, &total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 
-    prepare(call, coll);
-    coll->run(call);
-    int wrong = coll->check(call), total_wrong = 0;
+    bench_call_t check = *call;
+    check.comm = v->comm;
+    prepare(&check, coll);
+    coll->run(&check);
+    int wrong = coll->check(&check), total_wrong = 0;
     MPI_Reduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 
     if (call->rank == 0) {
@@ -321,6 +445,7 @@ static void measure(const options_t *o, bench_call_t *call, int clock_start, dou
         }
         const char *start = clock_start ? "clock" : "barrier";
         const char *valid = !coll->sized ? "-" : total_wrong ? "Fail" : "Pass";
+        if (o->variants) printf(o->csv ? "%s," : "%-14s ", v->name);
         if (o->csv)
             printf("%s,%s,%zu,%.2f,%.2f,%.2f,%d,%s,%d\n", coll->name, start, call->bytes, sum / iters * 1e6,
                    min * 1e6, max * 1e6, iters, valid, total_late);
@@ -332,6 +457,29 @@ static void measure(const options_t *o, bench_call_t *call, int clock_start, dou
     free(slowest);
 }
 
+/* Warm-up, then the timed iterations, each variant in turn within each
+ * iteration; times[v * iters + i]. */
+static void measure(const options_t *o, bench_call_t *call, const variant_t *variants, int count, int clock_start,
+                    double *times)
+{
+    const collective_t *coll = o->collective;
+    const int iters = call->bytes > LARGE_SIZE ? o->large_iters : o->iters;
+    const int64_t lead = clock_start ? start_lead() : 0;
+    int late[64] = {0}, ignored = 0;
+    prepare(call, coll);
+    for (int v = 0; v < count; ++v) {
+        call->comm = variants[v].comm;
+        for (int i = 0; i < o->warmup; ++i) timed_call(coll, call, clock_start, lead, &ignored);
+    }
+    for (int i = 0; i < iters; ++i) {
+        for (int v = 0; v < count; ++v) {
+            call->comm = variants[v].comm;
+            times[v * iters + i] = timed_call(coll, call, clock_start, lead, &late[v]);
+        }
+    }
+    for (int v = 0; v < count; ++v) report(o, call, &variants[v], times + v * iters, iters, late[v], clock_start);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -341,30 +489,38 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &call.size);
     call.root = o.root;
     if (o.root < 0 || o.root >= call.size) usage_exit("-r must name a rank");
+    int count;
+    variant_t *variants = create_variants(&o, &count);
 
     const size_t most = o.max_bytes * (size_t)call.size + sizeof(int);
+    const int most_iters = o.iters > o.large_iters ? o.iters : o.large_iters;
     call.send = malloc(most);
     call.recv = malloc(most);
     call.counts = malloc(sizeof(int) * (size_t)call.size);
     call.displs = malloc(sizeof(int) * (size_t)call.size);
-    double *times = malloc(sizeof(double) * (size_t)(o.iters > o.large_iters ? o.iters : o.large_iters));
+    double *times = malloc(sizeof(double) * (size_t)most_iters * (size_t)count);
     if (!call.send || !call.recv || !call.counts || !call.displs || !times) usage_exit("out of memory");
 
     if (call.rank == 0) {
+        const char *variant_column = o.variants ? (o.csv ? "variant," : "# Variant      ") : "";
         if (o.csv)
-            printf("collective,start,size,avg_us,min_us,max_us,iterations,validation,late\n");
+            printf("%scollective,start,size,avg_us,min_us,max_us,iterations,validation,late\n", variant_column);
         else
             printf("# hier_bench %s, %d ranks (times: the slowest rank per iteration)\n"
-                   "%-10s %-8s %14s %14s %14s %8s %10s %5s\n", o.collective->name, call.size, "# Size(B)",
-                   "Start", "Avg(us)", "Min(us)", "Max(us)", "Iters", "Validation", "Late");
+                   "%s%-10s %-8s %14s %14s %14s %8s %10s %5s\n", o.collective->name, call.size, variant_column,
+                   o.variants ? "Size(B)" : "# Size(B)", "Start", "Avg(us)", "Min(us)", "Max(us)", "Iters",
+                   "Validation", "Late");
     }
     const size_t first = o.collective->sized ? o.min_bytes : 0;
     const size_t last = o.collective->sized ? o.max_bytes : 0;
     for (size_t bytes = first; bytes <= last; bytes = bytes ? bytes * 2 : 1) {
         call.bytes = bytes;
-        if (o.barrier_start) measure(&o, &call, 0, times);
-        if (o.clock_start) measure(&o, &call, 1, times);
+        if (o.barrier_start) measure(&o, &call, variants, count, 0, times);
+        if (o.clock_start) measure(&o, &call, variants, count, 1, times);
     }
+    for (int v = 0; v < count; ++v)
+        if (variants[v].comm != MPI_COMM_WORLD) MPI_Comm_free(&variants[v].comm);
+    free(variants);
     free(times);
     free(call.displs);
     free(call.counts);

@@ -111,6 +111,12 @@ typedef struct mca_coll_hier_module_t {
 
     mca_coll_hier_previous_t previous;
 
+    /* The settings in force when the communicator was created: a later
+     * MPI_T write of coll_hier_<op>_algorithm or coll_hier_window applies
+     * to communicators created after it. */
+    int algorithm[HIER_OP_COUNT];
+    int window;
+
     /* The topology and schedule cache, built at the first call needing it. */
     int topology_state;
     hier_comm_t *topology;

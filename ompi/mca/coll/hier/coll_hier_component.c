@@ -52,7 +52,9 @@ mca_coll_hier_component_t mca_coll_hier_component = {
 static char *hier_algorithm_help(hier_op_t op)
 {
     const int count = hier_algorithm_count(op);
-    size_t len = 128;
+    const char *settable = ". Settable through MPI_T: a communicator keeps the algorithm in force "
+                           "when it was created; fallback for every collective keeps hier out of it";
+    size_t len = 128 + strlen(settable);
     char *help;
 
     for (int id = 0; id < count; ++id) {
@@ -68,6 +70,7 @@ static char *hier_algorithm_help(hier_op_t op)
         snprintf(help + strlen(help), len - strlen(help), "%s %s (%s)", id ? "," : "",
                  hier_algorithm_name(op, id), hier_algorithm_description(op, id));
     }
+    strcat(help, settable);
     return help;
 }
 
@@ -146,7 +149,8 @@ static int hier_register_algorithm(hier_op_t op)
         names->value_from_string = hier_algorithm_from_string;
         c->algorithm[op] = HIER_ALG_AUTO;
         rc = mca_base_component_var_register(&c->super.collm_version, name + strlen("coll_hier_"),
-                                             help, MCA_BASE_VAR_TYPE_INT, names, 0, 0,
+                                             help, MCA_BASE_VAR_TYPE_INT, names, 0,
+                                             MCA_BASE_VAR_FLAG_SETTABLE,
                                              OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ,
                                              &c->algorithm[op]);
         OBJ_RELEASE(names);
@@ -196,8 +200,9 @@ static int hier_register(void)
         "Rounds of a schedule a process may have in flight at once. 1: each round completes "
         "before the next is posted, the strict step order of the papers' single-port model; "
         "larger: later independent rounds are posted while earlier ones finish, so a link "
-        "does not idle while a process waits for one partner (values below 1 count as 1)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        "does not idle while a process waits for one partner (values below 1 count as 1). "
+        "Settable through MPI_T: a communicator keeps the value in force when it was created",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->window);
 
     hier_register_string("node_map",

@@ -218,6 +218,18 @@ static const int *hier_torus_of(struct ompi_communicator_t *comm, int *ndims)
     return NULL;
 }
 
+/* With every collective's algorithm fallback, hier would only forward:
+ * it stays out, and Open MPI selects as if it were not there. */
+static bool hier_every_algorithm_fallback(void)
+{
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {
+        if (HIER_ALG_FALLBACK != mca_coll_hier_component.algorithm[op]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     return OMPI_SUCCESS;
@@ -246,13 +258,15 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
         }
     }
     if (c->listed_alone || c->selection_priority < 0 || OMPI_COMM_IS_INTER(comm) ||
-        ompi_comm_size(comm) < 2) {
+        ompi_comm_size(comm) < 2 || hier_every_algorithm_fallback()) {
         return NULL;
     }
     module = OBJ_NEW(mca_coll_hier_module_t);
     if (NULL == module) {
         return NULL;
     }
+    memcpy(module->algorithm, c->algorithm, sizeof(module->algorithm));
+    module->window = c->window;
     module->super.coll_module_enable = hier_module_enable;
     module->super.coll_module_disable = hier_module_disable;
     *priority = c->selection_priority;
@@ -373,7 +387,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .node_of_rank = nodes,
         .cluster_of_rank = clusters,
         .cluster_map = c->cluster_map,
-        .window = c->window,
+        .window = module->window,
         .link_costs = c->link_costs,
         .host_names = host_names,
         /* comm's processes are all of the job's: every host pattern must match one of them */
@@ -587,7 +601,7 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
     if (NULL != unsupported) {
         snprintf(reason, sizeof(reason), "%s", unsupported);
     } else if (HIER_TOPOLOGY_READY == module->topology_state) {
-        schedule = hier_comm_select(module->topology, op, mca_coll_hier_component.algorithm[op],
+        schedule = hier_comm_select(module->topology, op, module->algorithm[op],
                                     root, block_bytes, &chosen, reason, sizeof(reason),
                                     predictions, sizeof(predictions));
     } else {
