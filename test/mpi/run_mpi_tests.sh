@@ -745,6 +745,25 @@ if ((!plain)); then
     if grep -q 'coll:hier' "$log.out" "$log.err"; then fail "$name: silent" "hier printed a line" "$log"
     else pass "$name: silent"; fi
 
+    # Per-communicator settings through MPI_T: hier_bench -v writes
+    # coll_hier_alltoall_algorithm (and coll_hier_window) before each
+    # MPI_Comm_dup. hier must decline the first communicator (every
+    # algorithm fallback), keep each other's own algorithm, and every
+    # variant's bytes must check.
+    name="selection: per-communicator algorithms through MPI_T"
+    bench=${HIER_BENCH:-$(dirname "$0")/../../contrib/bench/hier_bench}
+    if [[ ! -x $bench ]]; then
+        fail "$name" "$bench is not built (make, or set HIER_BENCH)"
+    else
+        run_check "$name" 6 --mca coll "$coll_list" --mca coll_hier_node_map 2,1,3 --mca coll_hier_verbose 1 \
+            -- "$bench" -c alltoall -m 1:1024 -i 2 -x 1 -s barrier -f csv -v open-mpi,factor,pairwise:4
+        rows=$(grep -cE '^(open-mpi|factor|pairwise:4),alltoall,barrier,[0-9]+,.*,Pass,' "$log.out" || true)
+        lines=$(grep -o 'alltoall on MPI COMMUNICATOR [0-9]* DUP FROM 0 ([^)]*): [a-z]*' "$log.err" | sed 's/.*: //' | tr '\n' ' ')
+        if ((rc != 0 || rows != 33)); then fail "$name" "exit code $rc, $rows of 33 rows validated" "$log"
+        elif [[ $lines != "factor pairwise " ]]; then fail "$name" "verbose lines name '${lines}', expected 'factor pairwise '" "$log"
+        else pass "$name"; fi
+    fi
+
     # Alone in the coll list, Open MPI cannot start (every collective needs
     # a provider): one line says which list to use, before Open MPI's error.
     name="selection: --mca coll hier alone"
