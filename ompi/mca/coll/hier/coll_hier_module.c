@@ -607,6 +607,11 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
+    /* The window is the communicator's (MPI_T may differ between them): say it when it is not 1. */
+    if (NULL != schedule && module->window > 1) {
+        const size_t used = strlen(reason);
+        snprintf(reason + used, sizeof(reason) - used, "%swindow %d", 0 == used ? "" : "; ", module->window);
+    }
     hier_report(module, comm, op, chosen, reason, predictions);
     return schedule;
 }
