@@ -458,7 +458,9 @@ static void report(const options_t *o, const bench_call_t *call, const variant_t
 }
 
 /* Warm-up, then the timed iterations, each variant in turn within each
- * iteration; times[v * iters + i]. */
+ * iteration, the first one moving on by one at each iteration (a variant
+ * that runs right after another one does not always follow the same);
+ * times[v * iters + i]. */
 static void measure(const options_t *o, bench_call_t *call, const variant_t *variants, int count, int clock_start,
                     double *times)
 {
@@ -472,7 +474,8 @@ static void measure(const options_t *o, bench_call_t *call, const variant_t *var
         for (int i = 0; i < o->warmup; ++i) timed_call(coll, call, clock_start, lead, &ignored);
     }
     for (int i = 0; i < iters; ++i) {
-        for (int v = 0; v < count; ++v) {
+        for (int k = 0; k < count; ++k) {
+            const int v = (i + k) % count;
             call->comm = variants[v].comm;
             times[v * iters + i] = timed_call(coll, call, clock_start, lead, &late[v]);
         }
