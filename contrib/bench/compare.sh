@@ -189,7 +189,7 @@ median_table=$(awk -F, 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $6; 
     END {for (key in n) {m = n[key]; for (i = 1; i <= m; i++) a[i] = v[key, i];
          for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
          med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
-         print key "," med "," (ok[key] ~ /Fail/ ? "Fail" : "Pass")}}' "$raw")
+         printf "%s,%.1f,%s\n", key, med, (ok[key] ~ /Fail/ ? "Fail" : "Pass")}}' "$raw")
 
 header="size,open-mpi_us,hier_us,speedup,limit_us,hier_over_limit,open-mpi_over_limit"
 for variant in "${named[@]}"; do header+=",${variant}_us"; done

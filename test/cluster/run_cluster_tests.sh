@@ -163,6 +163,11 @@ test_smoke() {
         "cluster_hello: rank 1 of 3 on hier-n0 (shares memory with 2)" \
         "cluster_hello: rank 2 of 3 on hier-n1 (shares memory with 1)"
     check "smoke: MPI_Alltoall across nodes" "see $log" grep -qx "cluster_hello: alltoall ok" "$log"
+    # tcp-alltoall: one row per size, 4 KiB and 8 KiB, every time a positive number.
+    log=$logdir/smoke-tcp-alltoall.log
+    "$repo/contrib/cluster/tcp-alltoall" -m 4096:8192 -i 2 -x 1 >"$log" 2>&1
+    check "smoke: tcp-alltoall times 4 and 8 KiB" "see $log" \
+        test "$(awk '$1 ~ /^(4096|8192)$/ && $2 > 0 && $3 > 0 && $5 == 2' "$log" | wc -l)" -eq 2
 }
 
 # --------------------------------------------------------------- uneven-smp

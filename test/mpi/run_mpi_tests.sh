@@ -597,6 +597,39 @@ for case in "${CLUSTER_CASES[@]}"; do
         ((plain)) || check_verbose "$name: verbose" "$map" alltoall "$alg" "$(map_nodes "$clusters")"
     done
 done
+# Backbone pieces (coll_hier_backbone_piece): messages between clusters longer
+# than a piece go as pieces of MPI_BYTE, from the region itself or, for the
+# checker's non-contiguous types, through a packed copy. Small pieces, one
+# dividing no block evenly, make every such message go in pieces here;
+# alltoallv (variable blocks) goes whole, and must stay right alongside.
+readonly PIECE_MAP=2,2,1,1,1 PIECE_CLUSTERS=2,3
+for piece_args in 100 "7 --quick"; do
+    read -r piece args <<<"$piece_args"
+    for variant in lg lg_at_once:4 pairwise:4 factor; do
+        alg=${variant%%:*} window=1
+        [[ $variant == *:* ]] && window=${variant#*:}
+        p=$(map_size "$PIECE_MAP")
+        name="backbone pieces of $piece B: map=$PIECE_MAP clusters=$PIECE_CLUSTERS alg=$alg window=$window${args:+ $args}"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$PIECE_MAP" \
+            --mca coll_hier_cluster_map "$PIECE_CLUSTERS" --mca coll_hier_backbone_piece "$piece" \
+            --mca coll_hier_window "$window" --mca coll_hier_alltoall_algorithm "$alg" -- "$alltoall_checker" $args
+        check_result "$name: results"
+        if [[ -z $args ]]; then check_checksum "$name: checksum" "$p/$PIECE_CLUSTERS/"; fi
+    done
+done
+name="backbone pieces of 7 B: alltoallv, lg"
+run_check "$name" "$(map_size "$PIECE_MAP")" --mca coll "$coll_list" --mca coll_hier_node_map "$PIECE_MAP" \
+    --mca coll_hier_cluster_map "$PIECE_CLUSTERS" --mca coll_hier_backbone_piece 7 \
+    --mca coll_hier_alltoallv_algorithm lg -- "$alltoallv_checker" --comms world,parity
+check_result "$name: results"
+name="bad value: backbone piece -5"
+run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map "$PIECE_MAP" \
+    --mca coll_hier_cluster_map "$PIECE_CLUSTERS" --mca coll_hier_backbone_piece -5 \
+    --mca coll_hier_alltoall_algorithm lg -- "$alltoall_checker"
+check_result "$name: results"
+check_checksum "$name: checksum" "7/$PIECE_CLUSTERS/"
+((plain)) || check_error_line "$name: error line" coll_hier_backbone_piece
+
 name="bad value: cluster map 3,5 over 7 nodes"
 run_check "$name" 7 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1 \
     --mca coll_hier_cluster_map 3,5 -- "$alltoall_checker"

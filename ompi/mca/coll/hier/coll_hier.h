@@ -58,6 +58,7 @@ typedef struct mca_coll_hier_component_t {
     int priority;                    /* coll_hier_priority */
     int verbose;                     /* coll_hier_verbose */
     int window;                      /* coll_hier_window */
+    int backbone_piece;              /* coll_hier_backbone_piece */
     char *node_map;                  /* coll_hier_node_map */
     char *cluster_map;               /* coll_hier_cluster_map */
     char *cost;                      /* coll_hier_cost */
@@ -106,6 +107,18 @@ typedef struct mca_coll_hier_layout_t {
     const size_t *offsets;
 } mca_coll_hier_layout_t;
 
+/* A message in flight: the requests it posted (one, or one per piece), and,
+ * when it travels in pieces from or to a non-contiguous layout, the packed
+ * copy (freed when it completes) and, for a receive, where to unpack it. */
+typedef struct mca_coll_hier_message_t {
+    size_t requests;
+    char *staged;
+    size_t staged_bytes;
+    char *unpack_ptr;
+    size_t unpack_count;
+    struct ompi_datatype_t *unpack_dtype;
+} mca_coll_hier_message_t;
+
 typedef struct mca_coll_hier_module_t {
     mca_coll_base_module_t super;
 
@@ -116,6 +129,8 @@ typedef struct mca_coll_hier_module_t {
      * to communicators created after it. */
     int algorithm[HIER_OP_COUNT];
     int window;
+    /* Bytes per piece of a message between clusters; 0: whole messages. */
+    size_t backbone_piece;
 
     /* The topology and schedule cache, built at the first call needing it. */
     int topology_state;
@@ -130,6 +145,10 @@ typedef struct mca_coll_hier_module_t {
     size_t request_head;
     size_t request_count;
     size_t request_capacity;
+    mca_coll_hier_message_t *messages;  /* [message_head, message_count) in flight */
+    size_t message_head;
+    size_t message_count;
+    size_t message_capacity;
     void *tmp;             /* the schedule's TMP blocks */
     size_t tmp_size;
     void *in_place;        /* copy of the receive buffer for MPI_IN_PLACE */

@@ -205,6 +205,16 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->window);
 
+    c->backbone_piece = 0;
+    (void) mca_base_component_var_register(v, "backbone_piece",
+        "Messages between clusters (coll_hier_cluster_map) longer than this travel in pieces of "
+        "at most this many bytes, in collectives of equal blocks: each goes eagerly, where a "
+        "whole message would wait for a rendezvous answer that crosses the backbone behind the "
+        "other direction's data. 0: a little under btl_tcp_eager_limit (1 KiB less); -1: whole "
+        "messages. Fixed per communicator when it is created",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->backbone_piece);
+
     hier_register_string("node_map",
         "Node structure to impose instead of Open MPI's locality (for testing on one host): "
         "node sizes for consecutive ranks of MPI_COMM_WORLD, e.g. \"4,3,2,1\" for 10 "
@@ -354,6 +364,10 @@ void mca_coll_hier_report_settings(void)
 
     if (0 != hier_check_link_costs(c->link_costs, error, sizeof(error))) {
         fprintf(stderr, "coll:hier: %s; using unknown costs\n", error);
+    }
+    if (c->backbone_piece < -1) {
+        fprintf(stderr, "coll:hier: coll_hier_backbone_piece %d is not -1 (whole messages), 0 (under "
+                        "the TCP eager limit) or a byte count; using 0\n", c->backbone_piece);
     }
     if (c->listed_alone) {
         fprintf(stderr, "coll:hier: --mca coll hier alone leaves collectives without a provider; "

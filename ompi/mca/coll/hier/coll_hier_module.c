@@ -49,6 +49,8 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     memset(module->last_line, 0, sizeof(module->last_line));
     module->requests = NULL;
     module->request_head = module->request_count = module->request_capacity = 0;
+    module->messages = NULL;
+    module->message_head = module->message_count = module->message_capacity = 0;
     module->tmp = module->in_place = module->sizes = module->offsets = NULL;
     module->tmp_size = module->in_place_size = module->sizes_size = module->offsets_size = 0;
 }
@@ -230,6 +232,26 @@ static bool hier_every_algorithm_fallback(void)
     return true;
 }
 
+/* coll_hier_backbone_piece: -1 whole messages (0 here), N > 0 pieces of N
+ * bytes, 0 (or a value that makes no sense, reported at MPI_Init) pieces a
+ * little under the TCP BTL's eager limit, so that each goes eagerly (the
+ * limit counts Open MPI's headers; 1 KiB covers them). */
+static size_t hier_backbone_piece(void)
+{
+    const int piece = mca_coll_hier_component.backbone_piece;
+    const size_t *eager_limit = NULL;
+    const int var = mca_base_var_find("ompi", "btl", "tcp", "eager_limit");
+
+    if (piece > 0 || -1 == piece) {
+        return piece > 0 ? (size_t) piece : 0;
+    }
+    if (var >= 0 && OPAL_SUCCESS == mca_base_var_get_value(var, &eager_limit, NULL, NULL) &&
+        NULL != eager_limit && *eager_limit > 4096) {
+        return *eager_limit - 1024;
+    }
+    return 32768;
+}
+
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     return OMPI_SUCCESS;
@@ -267,6 +289,7 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
     }
     memcpy(module->algorithm, c->algorithm, sizeof(module->algorithm));
     module->window = c->window;
+    module->backbone_piece = hier_backbone_piece();
     module->super.coll_module_enable = hier_module_enable;
     module->super.coll_module_disable = hier_module_disable;
     *priority = c->selection_priority;

@@ -30,6 +30,7 @@ typedef struct hier_call_t {
     const mca_coll_hier_layout_t *buffers;    /* indexed by hier_buffer_t */
     struct ompi_op_t *op;                     /* the reduction, or NULL */
     bool truncated;                           /* a variable copy did not fit */
+    size_t piece;                             /* backbone pieces' bytes; 0: whole messages */
 } hier_call_t;
 
 /* Where a region lies: count elements of dtype from ptr. */
@@ -231,29 +232,119 @@ static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
     return &module->requests[module->request_count];
 }
 
-/* Posts one message of a region's blocks, an isend or an irecv, into the
- * next request slot. */
+/* A free slot at the end of the module's message list, compacted and grown
+ * as the request array is. */
+static mca_coll_hier_message_t *hier_next_message(mca_coll_hier_module_t *module)
+{
+    if (module->message_count == module->message_capacity && module->message_head > 0) {
+        memmove(module->messages, module->messages + module->message_head,
+                (module->message_count - module->message_head) * sizeof(*module->messages));
+        module->message_count -= module->message_head;
+        module->message_head = 0;
+    }
+    if (module->message_count == module->message_capacity) {
+        const size_t capacity = 0 == module->message_capacity ? 16 : 2 * module->message_capacity;
+        mca_coll_hier_message_t *grown = realloc(module->messages, capacity * sizeof(*grown));
+        if (NULL == grown) {
+            return NULL;
+        }
+        module->messages = grown;
+        module->message_capacity = capacity;
+    }
+    return &module->messages[module->message_count];
+}
+
+/* One isend or irecv into the next request slot. */
+static int hier_post_request(hier_call_t *call, int peer, char *ptr, size_t count, struct ompi_datatype_t *dtype,
+                             bool send)
+{
+    ompi_request_t **request = hier_next_request(call->module);
+    int rc;
+
+    if (NULL == request) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (send) {
+        rc = MCA_PML_CALL(isend(ptr, count, dtype, peer, call->tag, MCA_PML_BASE_SEND_STANDARD, call->comm,
+                                request));
+    } else {
+        rc = MCA_PML_CALL(irecv(ptr, count, dtype, peer, call->tag, call->comm, request));
+    }
+    call->module->request_count += OMPI_SUCCESS == rc;
+    return rc;
+}
+
+/* Whether a message goes in pieces: between clusters, longer than a piece.
+ * Both ends decide alike: they know each other's cluster, and in a
+ * collective of equal blocks (the only kind call->piece is set for) a
+ * message has the same length at both. */
+static bool hier_in_pieces(const hier_call_t *call, int peer, size_t bytes)
+{
+    const hier_comm_t *topology = call->module->topology;
+
+    return 0 != call->piece && bytes > call->piece &&
+           hier_comm_cluster_of(topology, ompi_comm_rank(call->comm)) != hier_comm_cluster_of(topology, peer);
+}
+
+/* A message as pieces of MPI_BYTE: from the region itself when its bytes are
+ * contiguous, else through a packed copy (packed now for a send, unpacked
+ * when a receive completes). */
+static int hier_post_pieces(hier_call_t *call, mca_coll_hier_message_t *message, int peer,
+                            const hier_span_t *span, size_t bytes, bool send)
+{
+    ptrdiff_t true_lb, true_extent;
+    char *data;
+    int rc = OMPI_SUCCESS;
+
+    ompi_datatype_get_true_extent(span->dtype, &true_lb, &true_extent);
+    if (opal_datatype_is_contiguous_memory_layout(&span->dtype->super, span->count)) {
+        data = span->ptr + true_lb;
+    } else {
+        bool fits = true;
+        message->staged = data = malloc(bytes);
+        message->staged_bytes = bytes;
+        if (NULL == data) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        if (send) {
+            rc = hier_convert(span, data, bytes, true, &fits);
+        } else {
+            message->unpack_ptr = span->ptr;
+            message->unpack_count = span->count;
+            message->unpack_dtype = span->dtype;
+        }
+    }
+    for (size_t done = 0; done < bytes && OMPI_SUCCESS == rc; done += call->piece) {
+        const size_t n = bytes - done < call->piece ? bytes - done : call->piece;
+        rc = hier_post_request(call, peer, data + done, n, MPI_BYTE, send);
+        message->requests += OMPI_SUCCESS == rc;
+    }
+    return rc;
+}
+
+/* Posts one message of a region's blocks: one request, or its pieces. */
 static int hier_post(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count, bool send)
 {
     hier_call_t *call = ctx;
-    ompi_request_t **request = hier_next_request(call->module);
+    mca_coll_hier_message_t *message = hier_next_message(call->module);
     hier_span_t span;
+    size_t type_size;
     int rc = hier_span(&call->buffers[buf], first, count, &span);
 
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    if (NULL == request) {
+    if (NULL == message) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (send) {
-        rc = MCA_PML_CALL(isend(span.ptr, span.count, span.dtype, peer, call->tag,
-                                MCA_PML_BASE_SEND_STANDARD, call->comm, request));
-    } else {
-        rc = MCA_PML_CALL(irecv(span.ptr, span.count, span.dtype, peer, call->tag, call->comm,
-                                request));
+    memset(message, 0, sizeof(*message));
+    ++call->module->message_count;
+    ompi_datatype_type_size(span.dtype, &type_size);
+    if (hier_in_pieces(call, peer, span.count * type_size)) {
+        return hier_post_pieces(call, message, peer, &span, span.count * type_size, send);
     }
-    call->module->request_count += OMPI_SUCCESS == rc;
+    rc = hier_post_request(call, peer, span.ptr, span.count, span.dtype, send);
+    message->requests = OMPI_SUCCESS == rc;
     return rc;
 }
 
@@ -292,32 +383,55 @@ static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
         }
     }
     module->request_head = module->request_count = 0;
+    for (size_t i = module->message_head; i < module->message_count; ++i) {
+        free(module->messages[i].staged);
+    }
+    module->message_head = module->message_count = 0;
     return rc;
 }
 
-/* Completes the oldest count requests: rounds complete in the order they
- * were posted, and later rounds may already be in flight behind them. */
+/* Completes the oldest count messages (their requests): rounds complete in
+ * the order they were posted, and later rounds may already be in flight
+ * behind them. A message received through a packed copy is unpacked here. */
 static int hier_complete(void *ctx, size_t count, int blocking, int *done)
 {
-    mca_coll_hier_module_t *module = ((hier_call_t *) ctx)->module;
+    hier_call_t *call = ctx;
+    mca_coll_hier_module_t *module = call->module;
     ompi_request_t **oldest = module->requests + module->request_head;
-    int rc, flag = 1;
+    mca_coll_hier_message_t *messages = module->messages + module->message_head;
+    size_t requests = 0;
+    int rc = OMPI_SUCCESS, flag = 1;
 
-    if (count > module->request_count - module->request_head) {
+    if (count > module->message_count - module->message_head) {
         return OMPI_ERR_BAD_PARAM;
     }
+    for (size_t i = 0; i < count; ++i) {
+        requests += messages[i].requests;
+    }
     if (blocking) {
-        rc = ompi_request_wait_all(count, oldest, MPI_STATUSES_IGNORE);
+        rc = ompi_request_wait_all(requests, oldest, MPI_STATUSES_IGNORE);
     } else {
-        rc = ompi_request_test_all(count, oldest, &flag, MPI_STATUSES_IGNORE);
+        rc = ompi_request_test_all(requests, oldest, &flag, MPI_STATUSES_IGNORE);
+    }
+    for (size_t i = 0; i < count && flag && OMPI_SUCCESS == rc; ++i) {
+        if (NULL != messages[i].unpack_ptr) {
+            const hier_span_t typed = {messages[i].unpack_ptr, messages[i].unpack_count, messages[i].unpack_dtype};
+            bool fits = true;
+            rc = hier_convert(&typed, messages[i].staged, messages[i].staged_bytes, false, &fits);
+            call->truncated = call->truncated || !fits;
+        }
+        free(messages[i].staged);
+        messages[i].staged = NULL;
     }
     if (OMPI_SUCCESS != rc) {
         return hier_drop_requests(module, rc);
     }
     if (flag) {
-        module->request_head += count;
-        if (module->request_head == module->request_count) {
+        module->request_head += requests;
+        module->message_head += count;
+        if (module->message_head == module->message_count) {
             module->request_head = module->request_count = 0;
+            module->message_head = module->message_count = 0;
         }
     }
     *done = flag;
@@ -378,11 +492,26 @@ static int hier_reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buff
     return OMPI_SUCCESS;
 }
 
+/* Pieces only across clusters, and only where every block has the same
+ * length at both ends of a message: no variable layout in the call. */
+static size_t hier_call_piece(const mca_coll_hier_module_t *module, const mca_coll_hier_layout_t buffers[3])
+{
+    if (NULL == module->topology || hier_comm_cluster_count(module->topology) < 2) {
+        return 0;
+    }
+    for (int b = 0; b < 3; ++b) {
+        if (NULL != buffers[b].counts || NULL != buffers[b].offsets) {
+            return 0;
+        }
+    }
+    return module->backbone_piece;
+}
+
 int mca_coll_hier_run(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
                       const hier_schedule_t *schedule, const mca_coll_hier_layout_t buffers[3],
                       struct ompi_op_t *op)
 {
-    hier_call_t call = {module, comm, tag, buffers, op, false};
+    hier_call_t call = {module, comm, tag, buffers, op, false, hier_call_piece(module, buffers)};
     const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
                                         hier_copy, hier_reduce};
     const int rc = hier_execute(schedule, &transport, module->window);
@@ -410,6 +539,9 @@ void mca_coll_hier_transport_release(mca_coll_hier_module_t *module)
     free(module->requests);
     module->requests = NULL;
     module->request_head = module->request_count = module->request_capacity = 0;
+    free(module->messages);
+    module->messages = NULL;
+    module->message_head = module->message_count = module->message_capacity = 0;
     free(module->tmp);
     module->tmp = NULL;
     module->tmp_size = 0;

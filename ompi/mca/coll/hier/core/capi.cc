@@ -390,6 +390,11 @@ int hier_comm_cluster_count(const hier_comm_t *comm)
     return comm->topology.cluster_count();
 }
 
+int hier_comm_cluster_of(const hier_comm_t *comm, int rank)
+{
+    return comm->topology.cluster_of(rank);
+}
+
 void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)
 {
     try {

@@ -211,6 +211,8 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
+/* The cluster of a rank of the communicator, 0 .. cluster_count - 1. */
+int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
 /* The torus's dimension sizes as "4x4" (empty without a torus), cut to len. */
 void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
 
