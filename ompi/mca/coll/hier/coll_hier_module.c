@@ -242,8 +242,11 @@ static size_t hier_backbone_piece(void)
     const size_t *eager_limit = NULL;
     const int var = mca_base_var_find("ompi", "btl", "tcp", "eager_limit");
 
-    if (piece > 0 || -1 == piece) {
-        return piece > 0 ? (size_t) piece : 0;
+    if (piece > 0) {
+        return (size_t) piece;
+    }
+    if (-1 == piece) {
+        return 0;
     }
     if (var >= 0 && OPAL_SUCCESS == mca_base_var_get_value(var, &eager_limit, NULL, NULL) &&
         NULL != eager_limit && *eager_limit > 4096) {
