@@ -17,6 +17,9 @@
  *
  * Usage: hier_bench [-c collective] [-m min:max] [-i iters] [-I large_iters]
  *                   [-x warmup] [-s barrier|clock|both] [-r root] [-f table|csv]
+ *                   [-v variant,...]
+ * -v runs several variants (open-mpi, hier, ALG[:W]) in one job; see
+ * create_variants.
  * Collectives: alltoall alltoallv scatter gather barrier allreduce allgather.
  * Sizes are bytes per block (per peer for alltoall, scatter, gather and
  * allgather; the whole vector for allreduce, as MPI_INT).
@@ -168,7 +171,7 @@ static int check_allreduce(const bench_call_t *c)
 }
 
 static void fill_nothing(bench_call_t *c) { (void)c; }
-static void run_barrier(bench_call_t *c) { (void)c; MPI_Barrier(c->comm); }
+static void run_barrier(bench_call_t *c) { MPI_Barrier(c->comm); }
 static int check_nothing(const bench_call_t *c) { (void)c; return 0; }
 
 static const collective_t collectives[] = {
@@ -246,6 +249,7 @@ static options_t parse_options(int argc, char **argv)
  * Their iterations alternate, so that every variant meets the machine in the
  * same state: no run-to-run spread between them.
  */
+#define MAX_VARIANTS 64
 typedef struct {
     char name[64];
     MPI_Comm comm;
@@ -306,13 +310,15 @@ static void set_hier(const char *param, const char *value_name, int value)
  * settings back as they were. */
 static void create_variant(variant_t *v, const char *collective)
 {
-    int saved[HIER_OPS + 1], index[HIER_OPS + 1];
+    int saved[HIER_OPS + 1], index[HIER_OPS + 1];  /* the algorithms, then the window */
     char name[96];
-    for (int op = 0; op <= HIER_OPS; ++op) {
-        snprintf(name, sizeof name, op < HIER_OPS ? "coll_hier_%s_algorithm" : "coll_hier_window", hier_ops[op % HIER_OPS]);
+    for (int op = 0; op < HIER_OPS; ++op) {
+        snprintf(name, sizeof name, "coll_hier_%s_algorithm", hier_ops[op]);
         index[op] = cvar_index(name);
-        if (index[op] >= 0) cvar_access(index[op], &saved[op], 0);
     }
+    index[HIER_OPS] = cvar_index("coll_hier_window");
+    for (int i = 0; i <= HIER_OPS; ++i)
+        if (index[i] >= 0) cvar_access(index[i], &saved[i], 0);
     char algorithm_param[64];
     snprintf(algorithm_param, sizeof algorithm_param, "%s_algorithm", collective);
     if (strcmp(v->name, "open-mpi") == 0) {
@@ -330,15 +336,15 @@ static void create_variant(variant_t *v, const char *collective)
         if (fields == 2) set_hier("window", NULL, window);
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &v->comm);
-    for (int op = 0; op <= HIER_OPS; ++op)
-        if (index[op] >= 0) cvar_access(index[op], &saved[op], 1);
+    for (int i = 0; i <= HIER_OPS; ++i)
+        if (index[i] >= 0) cvar_access(index[i], &saved[i], 1);
 }
 
 /* The variants of -v, or MPI_COMM_WORLD alone (named "-") without it. */
 static variant_t *create_variants(const options_t *o, int *count)
 {
     *count = 0;
-    variant_t *variants = calloc(64, sizeof *variants);
+    variant_t *variants = calloc(MAX_VARIANTS, sizeof *variants);
     if (!variants) usage_exit("out of memory");
     if (!o->variants) {
         strcpy(variants[0].name, "-");
@@ -348,9 +354,10 @@ static variant_t *create_variants(const options_t *o, int *count)
     }
     int provided;
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    for (const char *p = o->variants; *p && *count < 64; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0)) {
+    for (const char *p = o->variants; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0)) {
         const size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof variants->name) usage_exit("-v takes open-mpi, hier, ALG or ALG:W, comma-separated");
+        if (*count == MAX_VARIANTS) usage_exit("-v takes at most 64 variants");
         memcpy(variants[*count].name, p, len);
         create_variant(&variants[(*count)++], o->collective->name);
     }
@@ -467,7 +474,7 @@ static void measure(const options_t *o, bench_call_t *call, const variant_t *var
     const collective_t *coll = o->collective;
     const int iters = call->bytes > LARGE_SIZE ? o->large_iters : o->iters;
     const int64_t lead = clock_start ? start_lead() : 0;
-    int late[64] = {0}, ignored = 0;
+    int late[MAX_VARIANTS] = {0}, ignored = 0;
     prepare(call, coll);
     for (int v = 0; v < count; ++v) {
         call->comm = variants[v].comm;
