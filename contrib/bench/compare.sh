@@ -22,8 +22,8 @@
 #                     larger sizes take a quarter of that, at least 5)
 #     -o DIR          where the CSV and the PNG go (default bench-results/)
 #     -k              keep the cluster up afterwards
-#     -J              one mpirun per variant and repetition (the default with a
-#                     +NAME=VALUE variant), instead of every variant in one
+#     -J              one mpirun per variant and repetition, instead of every
+#                     variant in one (-J is implied by a +NAME=VALUE variant)
 #
 # Variants: "open-mpi" (Open MPI's own selection: tuned and the rest decide),
 # "hier" (coll_hier_<collective>_algorithm auto) and every -a algorithm. By
@@ -32,8 +32,9 @@
 # iteration by iteration, so that every variant meets the machine in the same
 # state. With -J, each is a job of its own ("open-mpi" then leaves hier out
 # of the coll list), in turn. Either way they run REPS times over; a size's
-# time is the median over the repetitions of hier_bench's average. The physical limit comes from the
-# scenario (its `limit` key); the table gives hier's time against it.
+# time is the median over the repetitions of hier_bench's average. The
+# physical limit comes from the scenario (its `limit` key); the table gives
+# hier's time against it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$top/contrib/cluster/hier-cluster
