@@ -633,10 +633,17 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
-    /* The window is the communicator's (MPI_T may differ between them): say it when it is not 1. */
+    /* The window is the communicator's (MPI_T may differ between them): say it when it is not 1;
+     * and the backbone pieces, where there are clusters to cut messages between. */
     if (NULL != schedule && module->window > 1) {
         const size_t used = strlen(reason);
         snprintf(reason + used, sizeof(reason) - used, "%swindow %d", 0 == used ? "" : "; ", module->window);
+    }
+    if (NULL != schedule && 0 != module->backbone_piece && HIER_OP_ALLTOALLV != op &&
+        hier_comm_cluster_count(module->topology) > 1) {
+        const size_t used = strlen(reason);
+        snprintf(reason + used, sizeof(reason) - used, "%sbackbone pieces of %zu B", 0 == used ? "" : "; ",
+                 module->backbone_piece);
     }
     hier_report(module, comm, op, chosen, reason, predictions);
     return schedule;
