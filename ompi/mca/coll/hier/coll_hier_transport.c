@@ -209,49 +209,54 @@ int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t cou
     return rc;
 }
 
-/* A free slot at the end of the module's request array. The requests in
- * flight, [head, count), move to the front before the array grows, so it
- * holds a window of rounds, not the whole schedule. */
-static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
+/* Room for one more element at the end of a FIFO array of `size`-byte
+ * elements, [*head, *count) in flight: they move to the front before the
+ * array grows, so it holds a window of rounds, not the whole schedule.
+ * Returns the array (moved if it grew), or NULL, the array unchanged, when
+ * it cannot grow. */
+static void *hier_fifo_reserve(void *array, size_t size, size_t *head, size_t *count, size_t *capacity)
 {
-    if (module->request_count == module->request_capacity && module->request_head > 0) {
-        memmove(module->requests, module->requests + module->request_head,
-                (module->request_count - module->request_head) * sizeof(*module->requests));
-        module->request_count -= module->request_head;
-        module->request_head = 0;
+    if (*count == *capacity && *head > 0) {
+        memmove(array, (char *) array + *head * size, (*count - *head) * size);
+        *count -= *head;
+        *head = 0;
     }
-    if (module->request_count == module->request_capacity) {
-        const size_t capacity = 0 == module->request_capacity ? 16 : 2 * module->request_capacity;
-        ompi_request_t **grown = realloc(module->requests, capacity * sizeof(*grown));
+    if (*count == *capacity) {
+        const size_t grown_capacity = 0 == *capacity ? 16 : 2 * *capacity;
+        void *grown = realloc(array, grown_capacity * size);
         if (NULL == grown) {
             return NULL;
         }
-        module->requests = grown;
-        module->request_capacity = capacity;
+        array = grown;
+        *capacity = grown_capacity;
     }
-    return &module->requests[module->request_count];
+    return array;
 }
 
-/* A free slot at the end of the module's message list, compacted and grown
- * as the request array is. */
+/* A free slot at the end of the module's request array. */
+static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
+{
+    ompi_request_t **requests = hier_fifo_reserve(module->requests, sizeof(*requests), &module->request_head,
+                                                  &module->request_count, &module->request_capacity);
+
+    if (NULL == requests) {
+        return NULL;
+    }
+    module->requests = requests;
+    return &requests[module->request_count];
+}
+
+/* A free slot at the end of the module's message list, beside the requests. */
 static mca_coll_hier_message_t *hier_next_message(mca_coll_hier_module_t *module)
 {
-    if (module->message_count == module->message_capacity && module->message_head > 0) {
-        memmove(module->messages, module->messages + module->message_head,
-                (module->message_count - module->message_head) * sizeof(*module->messages));
-        module->message_count -= module->message_head;
-        module->message_head = 0;
+    mca_coll_hier_message_t *messages = hier_fifo_reserve(module->messages, sizeof(*messages), &module->message_head,
+                                                          &module->message_count, &module->message_capacity);
+
+    if (NULL == messages) {
+        return NULL;
     }
-    if (module->message_count == module->message_capacity) {
-        const size_t capacity = 0 == module->message_capacity ? 16 : 2 * module->message_capacity;
-        mca_coll_hier_message_t *grown = realloc(module->messages, capacity * sizeof(*grown));
-        if (NULL == grown) {
-            return NULL;
-        }
-        module->messages = grown;
-        module->message_capacity = capacity;
-    }
-    return &module->messages[module->message_count];
+    module->messages = messages;
+    return &messages[module->message_count];
 }
 
 /* One isend or irecv into the next request slot. */
