@@ -215,6 +215,12 @@ if [[ -n ${HIER_COMPONENT_DIR:-} ]] && ((!plain)); then
     source "$(dirname "$0")/../../contrib/mpirun-local.sh"   # hier_pkglibdir
     mpirun_args+=(--mca mca_base_component_path "$HIER_COMPONENT_DIR:$(hier_pkglibdir)")
 fi
+# The link costs are unknown unless a check says otherwise (on its command
+# line, which wins over the environment): what auto picks from a probe of
+# this shared host would differ from run to run, and the checks that expect
+# a pick are written for unknown costs. The probe (the default) has checks of
+# its own.
+export OMPI_MCA_coll_hier_link_costs=
 
 # Open MPI before 4.1.5 has a modified-Bruck alltoall (tuned algorithm 3) that
 # corrupts data or crashes when the send and receive datatypes differ
@@ -530,8 +536,9 @@ done
 
 # Verbose 2: rank 0 prints what auto's time model compared, one line per
 # communicator and size class (decisions are cached per class), naming
-# Open MPI's own choice and what it picked; the network's latency comes
-# from the latency probe, its bandwidth is unknown (two machines).
+# Open MPI's own choice and what it picked; the network's latency and cost
+# per message come from the probes, its bandwidth is unknown (two machines).
+# The pick depends on what the probes measured on this shared host: any row.
 if ((!plain)); then
     name="auto verbose 2: map=4,3,2,1 with link costs node=1us:40Gbit/s,probe"
     run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 --mca coll_hier_verbose 2 \
@@ -542,15 +549,46 @@ if ((!plain)); then
     classes=$(sed -E 's/.*: model at ([0-9]+) B\/block.*/\1/' <<<"$world" | sort | uniq -d)
     if [[ -z $world ]]; then
         fail "$name: predictions" "no predictions line for MPI_COMM_WORLD" "$log"
-    elif grep -v -q -E '2 cost sets, probed latency [^:]+: open-mpi\(linear(_sync)?\) [^,]+, factor .*; picks fallback$' \
+    elif grep -v -q -E '2 cost sets, probed latency [^,:]+, probed per message between nodes [^,:]+: open-mpi\(linear(_sync)?\) [^,]+, factor .*; picks [a-z_]+$' \
             <<<"$world"; then
-        fail "$name: predictions" "a line does not compare Open MPI's linear with every row: $(head -n1 <<<"$world")" "$log"
+        fail "$name: predictions" "a line does not compare Open MPI's linear with every row on the probed costs: $(head -n1 <<<"$world")" "$log"
     elif [[ -n $classes ]]; then
         fail "$name: predictions" "decided twice for blocks of $classes bytes" "$log"
     else
         pass "$name: predictions ($(grep -c . <<<"$world") size classes; $(head -n1 <<<"$world" | cut -c1-120)...)"
     fi
 fi
+
+# The probes of coll_hier_link_costs=probe (the default) run where auto's
+# time model decides the alltoall, and only there: not for an algorithm
+# given by name, not on one node. "p|node map|extra MCA|probes expected".
+readonly PROBE_CASES=(
+    "10|4,3,2,1||yes"
+    "10|4,3,2,1|coll_hier_alltoall_algorithm=factor|no"
+    "3|3||no"
+)
+for case in "${PROBE_CASES[@]}"; do
+    ((plain)) && break
+    IFS='|' read -r p map extra expected <<<"$case"
+    extra_args=()
+    [[ -n $extra ]] && extra_args=(--mca "${extra%%=*}" "${extra#*=}")
+    name="link costs probe: map=$map${extra:+ $extra}"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_verbose 1 \
+        --mca coll_hier_link_costs probe "${extra_args[@]}" -- "$alltoall_checker" --quick
+    check_result "$name: results"
+    latency=$(grep -c -F "coll:hier: probed latency among $(map_nodes "$map") nodes of MPI_COMM_WORLD in " \
+              "$log.err" || true)
+    messages=$(grep -E "coll:hier: probed the cost per message on MPI_COMM_WORLD in [0-9.]+ ms: [0-9.]+ us within a node \([0-9]+ ranks measured\), [0-9.]+ us between nodes \([0-9]+ ranks measured\)$" "$log.err" || true)
+    if [[ $expected == yes && ( $latency != 1 || -z $messages ) ]]; then
+        fail "$name: probes" "expected one latency and one message probe on MPI_COMM_WORLD" "$log"
+    elif [[ $expected == no ]] && grep -q "coll:hier: probed" "$log.err"; then
+        fail "$name: probes" "a probe ran where auto's model does not decide: $(grep -m1 'coll:hier: probed' "$log.err")" "$log"
+    elif [[ $expected == yes ]]; then
+        pass "$name: probes ran (${messages#coll:hier: })"
+    else
+        pass "$name: no probe"
+    fi
+done
 
 # Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg and
 # lg_at_once by name, with a window, and auto's pick. With a node map the

@@ -246,6 +246,31 @@ TEST(LinkCosts, ProbedLatenciesReplaceTheCornersOfClassesNotGiven)
     EXPECT_FALSE(parse_link_costs("probe,probe", &spec, &error));
 }
 
+TEST(LinkCosts, ProbedMessageCostsBecomeTheOverheadsOfClassesNotGiven)
+{
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("probe,node=1us:40Gbit/s:3us", &spec, &error)) << error;
+    const double within[kBackboneLink] = {20e-6, 60e-6};
+    apply_message_probe(&spec, within);
+    for (const LinkCosts &machine : cost_corners(spec, true)) {
+        EXPECT_DOUBLE_EQ(machine.link[kNodeLink].overhead, 3e-6);  // given: kept
+        EXPECT_DOUBLE_EQ(machine.link[kNetworkLink].overhead, 60e-6);
+        EXPECT_DOUBLE_EQ(machine.link[kBackboneLink].overhead, 60e-6);  // the CPU's cost, not the link's
+    }
+    // A class no two ranks formed (-1) keeps its corners' overhead.
+    ASSERT_TRUE(parse_link_costs("probe", &spec, &error)) << error;
+    const double network_only[kBackboneLink] = {-1, 60e-6};
+    apply_message_probe(&spec, network_only);
+    const LinkCostSpec unknown;
+    const std::vector<LinkCosts> probed = cost_corners(spec, false), corners = cost_corners(unknown, false);
+    ASSERT_EQ(probed.size(), corners.size());
+    for (size_t m = 0; m < probed.size(); ++m) {
+        EXPECT_DOUBLE_EQ(probed[m].link[kNodeLink].overhead, corners[m].link[kNodeLink].overhead);
+        EXPECT_DOUBLE_EQ(probed[m].link[kNetworkLink].overhead, 60e-6);
+    }
+}
+
 TEST(LinkCosts, BadValuesGiveOneLineNamingTheParameterAndTheForm)
 {
     for (const char *bad : {"network", "network=30us", "network=30:1Gbit/s", "network=30us:1Gbps", "net=1us:1Gbit/s",
@@ -351,6 +376,36 @@ TEST(Auto, ModelTracksTheMeasuredLatencyBoundCases)
     EXPECT_NEAR(ratio("lg", 1), 13.0 / 7.0, 0.15 * 13.0 / 7.0);
     EXPECT_NEAR(ratio("factor", 1), 42.8 / 7.0, 0.15 * 42.8 / 7.0);
     EXPECT_NEAR(ratio("lg", 64), 7.8 / 7.0, 0.15 * 7.8 / 7.0);
+}
+
+TEST(Auto, ProbedCostPerMessageDecidesSmallBlocksOnUnevenSmp)
+{
+    // uneven-smp, 10 processes on 2 cores: the probes measured about 60 us
+    // latency and 45 (node) and 60 us (network) per message; hypercube took
+    // 1.16 ms against Open MPI's 1.78 at 8 B, and lost from 4 KiB (4.6 ms
+    // against 3.4) (docs/tuning.md). With those costs auto picks hypercube
+    // for small blocks and keeps Open MPI's for large; unknown costs keep
+    // Open MPI's everywhere.
+    const Topology uneven = Topology::from_node_sizes({4, 3, 2, 1});
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("probe", &spec, &error)) << error;
+    apply_probe(&spec, std::vector<double>(16, 60e-6), {});
+    const double per_message[kBackboneLink] = {45e-6, 60e-6};
+    apply_message_probe(&spec, per_message);
+    auto picks = [&](size_t bytes) {
+        const Choice choice = compare_alltoall(uneven, bytes, 1, spec).choice;
+        return std::string(choice.algorithm ? choice.algorithm->name : "fallback");
+    };
+    EXPECT_EQ(picks(8), "hypercube");
+    EXPECT_EQ(picks(256), "hypercube");
+    EXPECT_EQ(picks(4096), "fallback");
+    EXPECT_EQ(picks(65536), "fallback");
+    EXPECT_STREQ(pick(uneven, 8, 1, ""), "fallback");
+    const std::string line = describe(compare_alltoall(uneven, 8, 1, spec));
+    EXPECT_NE(line.find("probed per message within a node 45us, probed per message between nodes 60us"),
+              std::string::npos)
+        << line;
 }
 
 TEST(Auto, PicksLgAtOnceWhereTunedsBruckCrossesTheBackboneEveryRound)

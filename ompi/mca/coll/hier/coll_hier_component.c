@@ -240,11 +240,15 @@ static int hier_register(void)
         "bandwidths in bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s or GB/s, e.g. "
         "\"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\". A class not given "
         "is unknown: auto then picks a hier algorithm only if it wins on every machine the "
-        "unknown classes could be (see docs/tuning.md). The entry probe measures the latencies "
-        "of the network and backbone classes not given with a ping-pong among node leaders "
-        "(their bandwidths stay unknown). Empty: every class unknown. A value that does not "
-        "parse is reported once and taken as empty",
-        NULL, &c->link_costs);
+        "unknown classes could be (see docs/tuning.md). The entry probe (the default) measures, "
+        "for the classes not given, the network's and backbone's latencies (ping-pongs among "
+        "node leaders) and the cost per message within a node and between nodes (every rank "
+        "exchanging small messages at once); bandwidths stay unknown. It runs at a "
+        "communicator's first collective, only where auto's time model will decide its "
+        "alltoall (more than one node, at most 128 ranks), and is reported at verbose 1. "
+        "Empty: every class unknown, nothing measured. A value that does not parse is "
+        "reported once and taken as empty",
+        "probe", &c->link_costs);
 
     hier_register_string("torus_dims",
         "The ranks form a torus of these dimension sizes, joined by x, e.g. \"8x8\" or "

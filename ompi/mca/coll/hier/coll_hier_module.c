@@ -79,14 +79,27 @@ static bool hier_cluster_map_is(hier_cluster_map_kind_t kind)
     return kind == hier_cluster_map_kind(mca_coll_hier_component.cluster_map);
 }
 
+/* Do auto's link costs want measuring on this communicator? When
+ * coll_hier_link_costs says probe (its default) and auto's time model will
+ * use them: auto decides the alltoall, with the model (more than one node,
+ * at most 128 ranks). node_of_rank: as for the probe. */
+static bool hier_link_costs_probed(const mca_coll_hier_module_t *module, const int *node_of_rank, int ranks)
+{
+    int nodes = 1;  /* one, or more than one: all the model's rule asks */
+    for (int r = 1; r < ranks && 1 == nodes; ++r) {
+        nodes += node_of_rank[r] != node_of_rank[0];
+    }
+    return hier_link_costs_want_probe(mca_coll_hier_component.link_costs) &&
+           HIER_ALG_AUTO == module->algorithm[HIER_OP_ALLTOALL] && hier_alltoall_modelled(ranks, nodes);
+}
+
 /* Does this communicator's topology need the latency probe? For clusters
- * (coll_hier_cluster_map=probe), for auto's link costs (coll_hier_link_costs
- * with "probe") or for the hypercube's costs (coll_hier_cost=probe). */
-static bool hier_probe_wanted(void)
+ * (coll_hier_cluster_map=probe), for auto's link costs (above) or for the
+ * hypercube's costs (coll_hier_cost=probe). */
+static bool hier_probe_wanted(bool link_costs_probed)
 {
     const char *cost = mca_coll_hier_component.cost;
-    return hier_cluster_map_is(HIER_CLUSTER_MAP_PROBE) ||
-           hier_link_costs_want_probe(mca_coll_hier_component.link_costs) ||
+    return hier_cluster_map_is(HIER_CLUSTER_MAP_PROBE) || link_costs_probed ||
            (NULL != cost && 0 == strcmp(cost, "probe"));
 }
 
@@ -428,10 +441,11 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .world_node_count = hier_node_map_given() ? c->node_map_nodes : 0,
         .hypercube_embedding = c->hypercube_embedding,
     };
-    double *latency = NULL;
+    double *latency = NULL, per_message[2];
     int node_count;
+    const bool link_costs_probed = hier_link_costs_probed(module, nodes, input.size);
 
-    if (hier_probe_wanted()) {
+    if (hier_probe_wanted(link_costs_probed)) {
         const int rc = mca_coll_hier_probe_latency(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
                                                    &node_count);
         if (OMPI_SUCCESS != rc) {
@@ -439,6 +453,15 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
             return rc;
         }
         input.node_latency = latency;
+    }
+    if (link_costs_probed) {
+        const int rc = mca_coll_hier_probe_messages(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, per_message);
+        if (OMPI_SUCCESS != rc) {
+            free(latency);
+            *why = "the message probe failed";
+            return rc;
+        }
+        input.message_cost = per_message;
     }
     module->topology = hier_comm_create(&input, error, sizeof(error));
     free(latency);

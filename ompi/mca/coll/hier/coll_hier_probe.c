@@ -13,9 +13,23 @@
  * against: at most rounds * HIER_PROBE_ROUND_TRIPS round trips of the
  * slowest pair, rounds = N or N - 1 for N nodes, then one allreduce of the
  * N x N matrix. Memory: the N x N matrix (N nodes, not p ranks).
+ *
+ * The message probe (coll_hier_link_costs with probe) measures what a
+ * small message costs as a collective sees it: every rank busy at once
+ * (sharing the cores, where a node has fewer than ranks), each with many
+ * messages in flight. Every rank exchanges one 8-byte message each way with
+ * every partner at once, first with its partners on its own node, then
+ * with those on other nodes (partners: the ranks at distance up to
+ * HIER_PROBE_REACH in rank order); the exchange's time over the messages it
+ * sent and received is the cost per message (a latency's share included),
+ * which the model charges at each end. Averaged over the ranks that have
+ * partners of the class. Cost: 2 classes of HIER_PROBE_ROUND_TRIPS
+ * exchanges of at most 2 * HIER_PROBE_REACH messages each way per rank,
+ * then one allreduce of four numbers. Memory: the stack's.
  */
 #include "coll_hier.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,6 +39,7 @@
 #include "opal/util/output.h"
 
 #define HIER_PROBE_ROUND_TRIPS 4
+#define HIER_PROBE_REACH 8
 
 static double hier_now(void)
 {
@@ -121,5 +136,102 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
     }
     *matrix = latency;
     *node_count = nodes;
+    return OMPI_SUCCESS;
+}
+
+/* The ranks comm's rank exchanges with in the message probe, of one class:
+ * those at distance up to HIER_PROBE_REACH in rank order (either way round,
+ * so that the relation is symmetric) on its own node (link_class 0) or on
+ * another (1). Returns how many, at most 2 * HIER_PROBE_REACH. */
+static int hier_probe_partners(const int *node_of_rank, int size, int rank, int link_class, int *partners)
+{
+    int count = 0;
+    for (int distance = 1; distance <= HIER_PROBE_REACH && distance < size; ++distance) {
+        const int candidates[2] = {(rank + distance) % size, (rank - distance + size) % size};
+        for (int side = 0; side < 2; ++side) {
+            const int peer = candidates[side];
+            bool known = false;
+            for (int i = 0; i < count && !known; ++i) {
+                known = partners[i] == peer;
+            }
+            if (!known && (node_of_rank[peer] != node_of_rank[rank]) == (1 == link_class)) {
+                partners[count++] = peer;
+            }
+        }
+    }
+    return count;
+}
+
+/* HIER_PROBE_ROUND_TRIPS exchanges of one 8-byte message each way with every
+ * partner at once (the first opens the connections and is not counted); the
+ * median exchange's time over the messages sent and received. */
+static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *partners, int count, int tag,
+                               double *per_message)
+{
+    double sent = 0, received[2 * HIER_PROBE_REACH], times[HIER_PROBE_ROUND_TRIPS];
+    ompi_request_t *requests[4 * HIER_PROBE_REACH];
+    int rc = OMPI_SUCCESS;
+
+    for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
+        const double start = hier_now();
+        int posted = 0;
+        for (int i = 0; i < count && OMPI_SUCCESS == rc; ++i) {
+            rc = MCA_PML_CALL(irecv(&received[i], 1, MPI_DOUBLE, partners[i], tag, comm, &requests[posted]));
+            posted += OMPI_SUCCESS == rc;
+        }
+        for (int i = 0; i < count && OMPI_SUCCESS == rc; ++i) {
+            rc = MCA_PML_CALL(isend(&sent, 1, MPI_DOUBLE, partners[i], tag, MCA_PML_BASE_SEND_STANDARD, comm,
+                                    &requests[posted]));
+            posted += OMPI_SUCCESS == rc;
+        }
+        const int waited = ompi_request_wait_all(posted, requests, MPI_STATUSES_IGNORE);
+        rc = OMPI_SUCCESS == rc ? waited : rc;
+        times[trip] = hier_now() - start;
+    }
+    /* The median of the three counted trips (HIER_PROBE_ROUND_TRIPS is 4). */
+    const double median = fmax(fmin(times[1], times[2]), fmin(fmax(times[1], times[2]), times[3]));
+    *per_message = median / (2 * count);
+    return rc;
+}
+
+int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                 const int *node_of_rank, int tag, double per_message[2])
+{
+    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    const double start = hier_now();
+    /* {sum over ranks with node partners, their count, the same for the network} */
+    double sums[4] = {0, 0, 0, 0};
+    int rc = OMPI_SUCCESS;
+
+    if (NULL == module->previous.allreduce) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    for (int link_class = 0; link_class < 2 && OMPI_SUCCESS == rc; ++link_class) {
+        int partners[2 * HIER_PROBE_REACH];
+        const int count = hier_probe_partners(node_of_rank, size, rank, link_class, partners);
+        double mine;
+        if (count > 0) {
+            rc = hier_probe_exchange(comm, partners, count, tag, &mine);
+            sums[2 * link_class] += mine;
+            sums[2 * link_class + 1] += 1;
+        }
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = module->previous.allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, comm,
+                                        module->previous.allreduce_module);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    for (int c = 0; c < 2; ++c) {
+        per_message[c] = sums[2 * c + 1] > 0 ? sums[2 * c] / sums[2 * c + 1] : -1;
+    }
+    if (0 == rank) {
+        opal_output_verbose(1, mca_coll_hier_component.output,
+                            "coll:hier: probed the cost per message on %s in %.1f ms: %.1f us within "
+                            "a node (%.0f ranks measured), %.1f us between nodes (%.0f ranks measured)",
+                            comm->c_name, 1e3 * (hier_now() - start), 1e6 * fmax(per_message[0], 0),
+                            sums[1], 1e6 * fmax(per_message[1], 0), sums[3]);
+    }
     return OMPI_SUCCESS;
 }

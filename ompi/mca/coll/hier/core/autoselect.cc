@@ -53,16 +53,20 @@ bool Contender::modelled() const
            std::all_of(predictions.begin(), predictions.end(), [](const Prediction &p) { return p.error.empty(); });
 }
 
+const char *alltoall_unmodelled(int ranks, int nodes)
+{
+    if (nodes == 1) {
+        return "all ranks on one node";
+    }
+    return ranks > kMaxModelledRanks ? "more ranks than the time model takes (128)" : nullptr;
+}
+
 Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs)
 {
     Comparison comparison;
     comparison.block_bytes = block_bytes;
     comparison.window = window < 1 ? 1 : window;
-    if (topology.node_count() == 1) {
-        comparison.why_not = "all ranks on one node";
-    } else if (topology.size() > kMaxModelledRanks) {
-        comparison.why_not = "more ranks than the time model takes (128)";
-    }
+    comparison.why_not = alltoall_unmodelled(topology.size(), topology.node_count());
     if (comparison.why_not) {
         comparison.choice = fallback(comparison.why_not);
         return comparison;
@@ -70,6 +74,9 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
     comparison.machines = cost_corners(costs, topology.cluster_count() > 1);
     comparison.probed_network = costs.given[kNetworkLink] ? -1 : costs.measured_network;
     comparison.probed_crossing = costs.given[kBackboneLink] ? -1 : costs.measured_crossing;
+    for (int c = 0; c < kBackboneLink; ++c) {
+        comparison.probed_message[c] = costs.given[c] ? -1 : costs.measured_message[c];
+    }
 
     const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
     comparison.open_mpi.name = tuned_alltoall_name(tuned);
@@ -137,6 +144,13 @@ std::string describe(const Comparison &comparison)
     }
     if (comparison.probed_crossing >= 0) {
         line += ", between clusters " + format_seconds(comparison.probed_crossing);
+    }
+    const char *const message_classes[kBackboneLink] = {"within a node", "between nodes"};
+    for (int c = 0; c < kBackboneLink; ++c) {
+        if (comparison.probed_message[c] >= 0) {
+            line += std::string(", probed per message ") + message_classes[c] + " " +
+                    format_seconds(comparison.probed_message[c]);
+        }
     }
     line += std::string(": open-mpi(") + comparison.open_mpi.name + ")";
     auto times = [&](const Contender &contender) {

@@ -39,6 +39,8 @@ constexpr double kAutoMargin = 0.2;
 // messages per row and machine, and p^3 for edgecolor's colourings) costs
 // more than the calls of a typical job could win back.
 constexpr int kMaxModelledRanks = 128;
+// Why auto does not model an alltoall on ranks over nodes, or nullptr.
+const char *alltoall_unmodelled(int ranks, int nodes);
 
 constexpr int kSizeClasses = 64;
 int size_class(size_t block_bytes);
@@ -63,6 +65,7 @@ struct Comparison {
     int window = 1;
     double probed_network = -1;   // latencies the probe measured (link_costs.h), or -1
     double probed_crossing = -1;
+    double probed_message[kBackboneLink] = {-1, -1};  // per message (link_costs.h), or -1
     std::vector<LinkCosts> machines;
     Contender open_mpi;
     std::vector<Contender> rows;  // the rows that apply, in table order

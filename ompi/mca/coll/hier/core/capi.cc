@@ -168,6 +168,11 @@ int hier_check_link_costs(const char *text, char *err, size_t errlen)
     return -1;
 }
 
+int hier_alltoall_modelled(int ranks, int nodes)
+{
+    return hier::alltoall_unmodelled(ranks, nodes) ? 0 : 1;
+}
+
 int hier_link_costs_want_probe(const char *text)
 {
     try {
@@ -360,6 +365,9 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
             const auto n = size_t(hier::Topology(nodes).node_count());
             hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
                               cluster_of_node);
+        }
+        if (costs.probe && input->message_cost) {
+            hier::apply_message_probe(&costs, input->message_cost);
         }
         hier::Topology topology(nodes, cluster_of_node, torus_dims);
         auto pair_costs = hier::costs_from_setting(topology, cost_setting(topology, *input), &error);

@@ -103,9 +103,13 @@ int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
  * Returns 0, or -1 with one line (no newline) in err naming the parameter
  * and the expected form. */
 int hier_check_link_costs(const char *text, char *err, size_t errlen);
-/* 1 when coll_hier_link_costs parses and asks for the latency probe
- * ("probe" among its entries), else 0. */
+/* 1 when coll_hier_link_costs parses and asks for the probes ("probe"
+ * among its entries), else 0. */
 int hier_link_costs_want_probe(const char *text);
+/* 1 when auto decides an alltoall on ranks over nodes with its time model
+ * (more than one node, at most 128 ranks), else 0: where measured link
+ * costs are of use. */
+int hier_alltoall_modelled(int ranks, int nodes);
 /* The forms of coll_hier_cluster_map: none (NULL or ""), node counts
  * ("3,6"), host patterns ("nancy:cvn[1-3];rennes:cvn[4-9]", anything with a
  * ':'), or the latency probe ("probe"). */
@@ -166,6 +170,13 @@ typedef struct hier_comm_input {
      * latencies from it; coll_hier_cost "probe" takes it as the cost between
      * nodes. */
     const double *node_latency;
+    /* message_cost[0], [1]: the time one more small message costs, in
+     * seconds, between two ranks of one node and of two nodes, measured with
+     * every rank busy (the message probe); -1 for a class not measured; NULL
+     * when the probe did not run. coll_hier_link_costs "probe" takes them as
+     * the node's and the network's (and the backbone's) per-message
+     * overhead. */
+    const double *message_cost;
     /* Torus: the ranks, in row-major order (the last dimension varying
      * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
      * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:

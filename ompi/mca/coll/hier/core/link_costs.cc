@@ -194,6 +194,13 @@ void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const s
     spec->measured_crossing = median(across);
 }
 
+void apply_message_probe(LinkCostSpec *spec, const double message_cost[kBackboneLink])
+{
+    for (int c = 0; c < kBackboneLink; ++c) {
+        spec->measured_message[c] = message_cost[c];
+    }
+}
+
 std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
 {
     std::vector<LinkCosts> machines(1, spec.costs);
@@ -220,6 +227,12 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
         if (!spec.given[kBackboneLink] && spec.measured_crossing >= 0) {
             machine.link[kBackboneLink].latency =
                 std::max(0.0, spec.measured_crossing - machine.link[kNetworkLink].latency);
+        }
+        for (int c = 0; c < kLinkClasses; ++c) {
+            const double measured = spec.measured_message[std::min(c, int(kNetworkLink))];
+            if (!spec.given[c] && measured >= 0) {
+                machine.link[c].overhead = measured;
+            }
         }
     }
     return machines;

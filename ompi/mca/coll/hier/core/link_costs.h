@@ -28,14 +28,18 @@ struct LinkCosts {
 };
 
 // What the user said: the classes given, and (given[c] false) those left
-// unknown; with "probe", the latencies the latency probe measured for the
-// classes not given (their bandwidths stay unknown).
+// unknown; with "probe", the latencies the latency probe and the per-message
+// costs the message probe measured for the classes not given (their
+// bandwidths stay unknown).
 struct LinkCostSpec {
     LinkCosts costs;
     bool given[kLinkClasses] = {false, false, false};
     bool probe = false;
     double measured_network = -1;   // one way between nodes of one cluster, seconds; -1: not measured
     double measured_crossing = -1;  // one way between nodes of two clusters, seconds; -1: not measured
+    // Per message, with every rank busy: within a node, between nodes (the
+    // backbone's too: the cost is the CPU's, not the link's); -1: not measured.
+    double measured_message[kBackboneLink] = {-1, -1};
     bool any_given() const { return given[0] || given[1] || given[2]; }
 };
 
@@ -56,13 +60,19 @@ bool parse_link_costs(const std::string &text, LinkCostSpec *spec, std::string *
 // for one cluster). A class with no such pair stays unmeasured.
 void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node);
 
+// What the message probe measured (hier_core.h, message_cost), into a spec
+// that asked for it.
+void apply_message_probe(LinkCostSpec *spec, const double message_cost[kBackboneLink]);
+
 // The machines auto weighs when costs are unknown: every combination of the
 // corner values of each unknown class (node: one; network: a fast fabric
 // and Ethernet; backbone, when there are clusters: a campus link and a wide
 // area one), the given classes as given. Without clusters the backbone is
-// left out of the combinations (no message crosses one). Measured latencies
-// replace the corners': the network's as measured, the backbone's as the
-// crossing latency less the network's (a message between clusters pays both).
+// left out of the combinations (no message crosses one). Measured values
+// replace the corners': the network's latency as measured, the backbone's as
+// the crossing latency less the network's (a message between clusters pays
+// both); the per-message costs as the classes' overheads, the network's
+// also the backbone's.
 std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone);
 
 // "30us:200Mbit/s:2us", as the parser reads it back.
