@@ -168,7 +168,7 @@ static int hier_probe_partners(const int *node_of_rank, int size, int rank, int 
 static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *partners, int count, int tag,
                                double *per_message)
 {
-    double sent = 0, received[2 * HIER_PROBE_REACH], times[HIER_PROBE_ROUND_TRIPS];
+    double sent = 0, received[2 * HIER_PROBE_REACH], times[HIER_PROBE_ROUND_TRIPS] = {0};
     ompi_request_t *requests[4 * HIER_PROBE_REACH];
     int rc = OMPI_SUCCESS;
 
@@ -227,11 +227,19 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
         per_message[c] = sums[2 * c + 1] > 0 ? sums[2 * c] / sums[2 * c + 1] : -1;
     }
     if (0 == rank) {
+        char measured[2][48];
+        for (int c = 0; c < 2; ++c) {
+            if (per_message[c] < 0) {
+                snprintf(measured[c], sizeof(measured[c]), "none (no rank has such partners)");
+            } else {
+                snprintf(measured[c], sizeof(measured[c]), "%.1f us (%.0f ranks measured)", 1e6 * per_message[c],
+                         sums[2 * c + 1]);
+            }
+        }
         opal_output_verbose(1, mca_coll_hier_component.output,
-                            "coll:hier: probed the cost per message on %s in %.1f ms: %.1f us within "
-                            "a node (%.0f ranks measured), %.1f us between nodes (%.0f ranks measured)",
-                            comm->c_name, 1e3 * (hier_now() - start), 1e6 * fmax(per_message[0], 0),
-                            sums[1], 1e6 * fmax(per_message[1], 0), sums[3]);
+                            "coll:hier: probed the cost per message on %s in %.1f ms: within a node %s, "
+                            "between nodes %s", comm->c_name, 1e3 * (hier_now() - start), measured[0],
+                            measured[1]);
     }
     return OMPI_SUCCESS;
 }
