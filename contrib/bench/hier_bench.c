@@ -488,9 +488,10 @@ static void measure(const options_t *o, bench_call_t *call, const variant_t *var
         }
     }
     /* Ranks done with a call wait in the next call's barrier; so they do
-     * after the last one too. Without it, the last call (always one
-     * variant's: the rotation ends where it began) ran into the reports'
-     * reductions and measured up to 2.4 times the others on one node. */
+     * after the last one too. Without it, the last call (always the same
+     * variant's, for a given number of iterations) ran into the reports'
+     * reductions: on one node it took up to 6 times the others, and that
+     * variant's average of 10 up to 1.4 times the others'. */
     MPI_Barrier(MPI_COMM_WORLD);
     for (int v = 0; v < count; ++v) report(o, call, &variants[v], times + v * iters, iters, late[v], clock_start);
 }
