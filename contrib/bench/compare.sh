@@ -18,6 +18,8 @@
 #                     counts; e.g. host patterns "a:hier-n[0-2];b:hier-n[3-8]", or probe)
 #     -s START        clock (default) or barrier: how iterations start (hier_bench)
 #     -r REPS         repetitions of every variant, interleaved (default 3)
+#     -S STAT         a repetition's time for a size: avg (default; osu's) or median of
+#                     hier_bench's iterations
 #     -i ITERS        hier_bench's timed iterations per size, up to 64 KiB (default 20;
 #                     larger sizes take a quarter of that, at least 5)
 #     -o DIR          where the CSV and the PNG go (default bench-results/)
@@ -47,17 +49,23 @@ scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
 collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0 jobs=one
+statistic=avg
 cluster_map= hier_params=() mpi_params=()
-while getopts "c:C:m:a:H:M:s:r:i:o:kJ" opt; do
+while getopts "c:C:m:a:H:M:s:r:i:o:S:kJ" opt; do
     case $opt in
     c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
     H) hier_params+=("$OPTARG") ;;
     M) mpi_params+=(--mca "${OPTARG%%=*}" "${OPTARG#*=}") ;;
+    S) statistic=$OPTARG ;;
     s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;; J) jobs=each ;;
     *) usage ;;
     esac
 done
 [ -x "$bench" ] || { echo "compare: $bench is not built (run make)" >&2; exit 1; }
+case $statistic in
+avg) stat_column=6 ;; median) stat_column=12 ;;
+*) echo "compare: -S $statistic: expected avg or median" >&2; exit 2 ;;
+esac
 name=$(basename "$scenario" .conf)
 mkdir -p "$outdir"
 raw=$outdir/$name-$collective.raw.csv
@@ -103,7 +111,7 @@ IFS=, read -ra named <<<"$algorithms"
 variants+=("${named[@]}")
 [[ "$algorithms" == *+* ]] && jobs=each
 bench_args=(-c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 -f csv)
-echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late" >"$raw"
+echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us" >"$raw"
 for ((rep = 1; rep <= reps; ++rep)); do
     if [ "$jobs" = one ]; then
         read -ra extra <<<"$(variant_args hier)"
@@ -186,7 +194,7 @@ limit_us() {
 }
 
 # Median over repetitions, per variant and size.
-median_table=$(awk -F, 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $6; ok[key] = ok[key] $10}
+median_table=$(awk -F, -v column="$stat_column" 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $column; ok[key] = ok[key] $10}
     END {for (key in n) {m = n[key]; for (i = 1; i <= m; i++) a[i] = v[key, i];
          for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
          med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
@@ -208,7 +216,7 @@ for size in $(cut -d, -f2 <<<"$median_table" | sort -n | uniq); do
     echo "$row,$valid" >>"$csv"
 done
 
-echo "compare: $name, $collective, start $start, median of $reps; times in us" >&2
+echo "compare: $name, $collective, start $start, $statistic of iterations, median of $reps; times in us" >&2
 column -s, -t "$csv"
 echo "compare: table in $csv" >&2
 

@@ -3,7 +3,10 @@
  *
  * For each size: warm-up, then timed iterations; the time of an iteration is
  * the slowest rank's; the table gives the average, minimum and maximum of
- * that over the iterations, then one validated call (every byte checked).
+ * that over the iterations, then one validated call (every byte checked),
+ * and last the median (less moved than the average by the rare iteration
+ * that takes several times the others on a host shared by more processes
+ * than cores).
  *
  * Two ways to start an iteration:
  * - barrier: OSU's, MPI_Barrier then the clock. The barrier's exit skew (a
@@ -427,6 +430,19 @@ static void prepare(bench_call_t *call, const collective_t *coll)
     coll->fill(call);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of values[0..n), which it sorts. */
+static double median_of(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof(*values), compare_doubles);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 static void report(const options_t *o, const bench_call_t *call, const variant_t *v, const double *times, int iters,
                    int late, int clock_start)
 {
@@ -453,12 +469,13 @@ static void report(const options_t *o, const bench_call_t *call, const variant_t
         const char *start = clock_start ? "clock" : "barrier";
         const char *valid = !coll->sized ? "-" : total_wrong ? "Fail" : "Pass";
         if (o->variants) printf(o->csv ? "%s," : "%-14s ", v->name);
+        const double median = median_of(slowest, iters);
         if (o->csv)
-            printf("%s,%s,%zu,%.2f,%.2f,%.2f,%d,%s,%d\n", coll->name, start, call->bytes, sum / iters * 1e6,
-                   min * 1e6, max * 1e6, iters, valid, total_late);
+            printf("%s,%s,%zu,%.2f,%.2f,%.2f,%d,%s,%d,%.2f\n", coll->name, start, call->bytes, sum / iters * 1e6,
+                   min * 1e6, max * 1e6, iters, valid, total_late, median * 1e6);
         else
-            printf("%-10zu %-8s %14.2f %14.2f %14.2f %8d %10s %5d\n", call->bytes, start, sum / iters * 1e6,
-                   min * 1e6, max * 1e6, iters, valid, total_late);
+            printf("%-10zu %-8s %14.2f %14.2f %14.2f %8d %10s %5d %14.2f\n", call->bytes, start, sum / iters * 1e6,
+                   min * 1e6, max * 1e6, iters, valid, total_late, median * 1e6);
         fflush(stdout);
     }
     free(slowest);
@@ -520,12 +537,12 @@ int main(int argc, char **argv)
     if (call.rank == 0) {
         const char *variant_column = o.variants ? (o.csv ? "variant," : "# Variant      ") : "";
         if (o.csv)
-            printf("%scollective,start,size,avg_us,min_us,max_us,iterations,validation,late\n", variant_column);
+            printf("%scollective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us\n", variant_column);
         else
             printf("# hier_bench %s, %d ranks (times: the slowest rank per iteration)\n"
-                   "%s%-10s %-8s %14s %14s %14s %8s %10s %5s\n", o.collective->name, call.size, variant_column,
+                   "%s%-10s %-8s %14s %14s %14s %8s %10s %5s %14s\n", o.collective->name, call.size, variant_column,
                    o.variants ? "Size(B)" : "# Size(B)", "Start", "Avg(us)", "Min(us)", "Max(us)", "Iters",
-                   "Validation", "Late");
+                   "Validation", "Late", "Median(us)");
     }
     const size_t first = o.collective->sized ? o.min_bytes : 0;
     const size_t last = o.collective->sized ? o.max_bytes : 0;
