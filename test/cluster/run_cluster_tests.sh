@@ -196,8 +196,8 @@ test_uneven_smp() {
             else
                 fail "uneven-smp: alltoall_check by $placement" "exit $rc, ${summary:-no summary}"; show_tail "$log"
             fi
-            # The decision is auto's (the fallback, from its time model, on these
-            # nodes); what matters here is the shape hier found.
+            # The decision is auto's (from its time model and the probes'
+            # costs); what matters here is the shape hier found.
             check "uneven-smp: hier finds 4 nodes through locality (by $placement)" "see $logdir/$log.log" \
                 grep -qF "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): " "$logdir/$log.log"
         done
