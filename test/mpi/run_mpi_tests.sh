@@ -561,7 +561,9 @@ fi
 
 # The probes of coll_hier_link_costs=probe (the default) run where auto's
 # time model decides the alltoall, and only there: not for an algorithm
-# given by name, not on one node. "p|node map|extra MCA|probes expected".
+# given by name, not on one node. "p|node map|extra MCA|probes expected"
+# (where expected, on 4,3,2,1: 9 ranks have partners on their node, 10 on
+# others).
 readonly PROBE_CASES=(
     "10|4,3,2,1||yes"
     "10|4,3,2,1|coll_hier_alltoall_algorithm=factor|no"

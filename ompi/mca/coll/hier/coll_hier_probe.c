@@ -1,5 +1,7 @@
 /*
- * coll/hier latency probe: the one-way latency between every two nodes of a
+ * coll/hier probes: latency and cost per message.
+ *
+ * The latency probe: the one-way latency between every two nodes of a
  * communicator, measured once per communicator by ping-pongs between node
  * leaders (the lowest rank of each node), for the settings that ask for it
  * (coll_hier_cluster_map=probe, coll_hier_link_costs with probe).
