@@ -347,6 +347,10 @@ test_two_clusters() {
         "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg_at_once
     hier_check two-clusters "alltoall_check, lg, host patterns" 9 "2 clusters): lg" \
         "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg
+    hier_check two-clusters "alltoall_check, lg_overlap, host patterns" 9 "2 clusters): lg_overlap" \
+        "$checker" --counts 1,20000 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg_overlap
+    hier_check two-clusters "alltoallv_check, lg_overlap, host patterns" 9 "2 clusters): lg_overlap" \
+        "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg_overlap
     hier_check two-clusters "alltoallv_check, lg, host patterns" 9 "2 clusters): lg" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
     alltoall_by_name two-clusters 9 "$ALLTOALL_ROWS" --mca coll_hier_cluster_map "$hosts"
@@ -368,6 +372,8 @@ test_three_clusters() {
     local hosts='a:hier-n[0-1];b:hier-n[2-4];c:hier-n[5-8]'
     hier_check three-clusters "alltoall_check, lg, host patterns" 9 "3 clusters): lg" \
         "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg
+    hier_check three-clusters "alltoall_check, lg_overlap, host patterns" 9 "3 clusters): lg_overlap" \
+        "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg_overlap
     hier_check three-clusters "alltoallv_check, auto, host patterns" 9 "3 clusters): lg_at_once" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts"
 }

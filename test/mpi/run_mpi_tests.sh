@@ -592,8 +592,9 @@ for case in "${PROBE_CASES[@]}"; do
     fi
 done
 
-# Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg and
-# lg_at_once by name, with a window, and auto's pick. With a node map the
+# Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, lg_at_once
+# and lg_overlap by name, with a window (lg_overlap keeps two rounds in flight
+# at window 1 too), and auto's pick. With a node map the
 # cluster map counts its nodes, so split communicators inherit their
 # members' clusters too. "NODE MAP|CLUSTERS|VARIANTS|CHECKER ARGUMENTS": SMP
 # clusters and three clusters run the checker's --quick counts, to keep the
@@ -603,11 +604,11 @@ done
 # on every machine the unknown link costs could be. (That case is compared
 # with the fallback's run on 5,4,4,2,1: the checksum depends on p only.)
 readonly CLUSTER_CASES=(
-    "1,1,1,1,1,1,1|3,4|fallback lg lg:8 lg_at_once auto|"
-    "2,2,1,1,1|2,3|fallback lg lg:8 lg_at_once auto|"
-    "3,1,2|2,1|fallback lg lg_at_once:4 auto|--quick"
-    "1,1,1,1,1,1,1|2,2,3|fallback lg lg_at_once:4 auto|--quick"
-    "2,1,1,2,1,1|2,2,2|fallback lg:3 lg_at_once auto|--quick"
+    "1,1,1,1,1,1,1|3,4|fallback lg lg:8 lg_at_once lg_overlap auto|"
+    "2,2,1,1,1|2,3|fallback lg lg:8 lg_at_once lg_overlap:4 auto|"
+    "3,1,2|2,1|fallback lg lg_at_once:4 lg_overlap auto|--quick"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg lg_at_once:4 lg_overlap auto|--quick"
+    "2,1,1,2,1,1|2,2,2|fallback lg:3 lg_at_once lg_overlap auto|--quick"
     "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1|8,8|auto|"
 )
 # What auto must pick on 16 ranks across a backbone of unknown costs.
@@ -645,7 +646,7 @@ done
 readonly PIECE_MAP=2,2,1,1,1 PIECE_CLUSTERS=2,3
 for piece_args in 100 "7 --quick"; do
     read -r piece args <<<"$piece_args"
-    for variant in lg lg_at_once:4 pairwise:4 factor; do
+    for variant in lg lg_at_once:4 lg_overlap pairwise:4 factor; do
         alg=${variant%%:*} window=1
         [[ $variant == *:* ]] && window=${variant#*:}
         p=$(map_size "$PIECE_MAP")
@@ -727,8 +728,8 @@ comms_in_use=world,dup,parity,reversed
 # CHECKER ARGUMENTS".
 readonly ALLTOALLV_CASES=(
     "4,3,2,1||fallback factor pairwise:4 edgecolor auto|"
-    "2,2,1,1,1|2,3|fallback lg lg_at_once:8 auto|"
-    "1,1,1,1,1,1,1|2,2,3|fallback lg:4 lg_at_once|--comms world,parity"
+    "2,2,1,1,1|2,3|fallback lg lg_at_once:8 lg_overlap auto|"
+    "1,1,1,1,1,1,1|2,2,3|fallback lg:4 lg_at_once lg_overlap|--comms world,parity"
 )
 for case in "${ALLTOALLV_CASES[@]}"; do
     IFS='|' read -r map clusters variants args <<<"$case"

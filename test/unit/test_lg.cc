@@ -68,6 +68,32 @@ size_t expected_backbone_messages(const Topology &topology)
     return messages;
 }
 
+// lg_overlap's messages beyond lg_at_once's: per pair of clusters (n1 <= n2),
+// small processes carry n1 - 1 blocks besides their own to each large one
+// they face, and large process b carries the blocks of the large processes
+// whose block for small process a = b mod n1 it relays (the paper's rule:
+// group * n1 + a, the group before when that does not exist) besides its own.
+size_t expected_carried_messages(const Topology &topology)
+{
+    size_t messages = 0;
+    for (int c = 0; c < topology.cluster_count(); ++c) {
+        for (int d = c + 1; d < topology.cluster_count(); ++d) {
+            const int n1 = int(std::min(topology.cluster_members(c).size(), topology.cluster_members(d).size()));
+            const int n2 = int(std::max(topology.cluster_members(c).size(), topology.cluster_members(d).size()));
+            messages += n1 > 1 ? size_t(n2) : 0;
+            for (int b = 0; b < n2; ++b) {
+                int relayed = 0;
+                for (int source = 0; source < n2; ++source) {
+                    const int k = source / n1 * n1 + b % n1;
+                    relayed += (k < n2 ? k : k - n1) == b;
+                }
+                messages += relayed > 1;
+            }
+        }
+    }
+    return messages;
+}
+
 bool has_local_messages(const Topology &topology)
 {
     for (int c = 0; c < topology.cluster_count(); ++c) {
@@ -140,8 +166,17 @@ void check_lg(const Topology &topology, Bytes bytes_runs, unsigned seed = 1)
     EXPECT_EQ(burst.inter_cluster_steps, 1u);
     EXPECT_EQ(burst.steps, local ? 2u : 1u);
 
+    // lg_overlap: own blocks beside the local phase, carried ones after it.
+    const auto overlapped = test::build_all(build_lg_overlap_alltoall, topology);
+    const SimulationReport split = test::simulate_op(HIER_OP_ALLTOALL, topology, overlapped);
+    ASSERT_EQ(split.error, "");
+    const size_t carried = expected_carried_messages(topology);
+    EXPECT_EQ(split.inter_cluster_messages, messages + carried);
+    EXPECT_EQ(split.inter_cluster_steps, carried > 0 ? 2u : 1u);
+    EXPECT_EQ(split.steps, (local ? 1u : 0u) + (carried > 0 ? 2u : 1u));
+
     std::mt19937 random(seed);
-    for (const auto *schedules : {&sequential, &at_once}) {
+    for (const auto *schedules : {&sequential, &at_once, &overlapped}) {
         for (int window : test::kWindows) {
             EXPECT_EQ(test::run_alltoall_bytes(topology, *schedules, 2, window), "") << "window " << window;
             if (bytes_runs != Bytes::Alltoall) {

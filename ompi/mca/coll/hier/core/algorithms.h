@@ -51,12 +51,15 @@ Schedule build_edgecolor_alltoall(const Topology &topology, int rank, int root);
 // paper's), `lg_at_once` posts them all at once. Both carry
 // lg_backbone_messages over the backbone; lg takes lg_backbone_steps steps
 // there (lg_at_once 1) after a local phase of lg_local_steps (lg_at_once 1).
+// `lg_overlap` is lg_at_once with every rank's own blocks crossing apart,
+// beside the local phase: lg_backbone_messages more messages at most.
 const char *lg_unfit(const Topology &topology);
 uint32_t lg_backbone_steps(const Topology &topology);
 uint32_t lg_local_steps(const Topology &topology);
 size_t lg_backbone_messages(const Topology &topology);
 Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
 Schedule build_lg_at_once_alltoall(const Topology &topology, int rank, int root);
+Schedule build_lg_overlap_alltoall(const Topology &topology, int rank, int root);
 
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text), and its
 // pairing: in round r of one_factor_rounds(size), rank meets

@@ -19,7 +19,7 @@ namespace hier {
 class Execution {
 public:
     Execution(const Schedule &schedule, const hier_transport_t &transport, int window = 1)
-        : schedule_(schedule), transport_(transport), window_(window < 1 ? 1 : size_t(window)) {}
+        : schedule_(schedule), transport_(transport), window_(schedule.window(window)) {}
 
     // Runs rounds until the schedule is done or, without blocking, until the
     // oldest round in flight is not complete yet. Returns 0 or the

@@ -113,7 +113,7 @@ private:
     const Topology &topology_;
     const std::vector<Schedule> &schedules_;
     double block_bytes_;
-    size_t window_;
+    int window_;  // as asked: each schedule may keep more in flight
     const LinkCosts &costs_;
 
     std::vector<RankState> ranks_;
@@ -142,7 +142,7 @@ private:
 Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, size_t block_bytes, int window,
              const LinkCosts &costs)
     : topology_(topology), schedules_(schedules), block_bytes_(double(block_bytes)),
-      window_(window < 1 ? 1 : size_t(window)), costs_(costs), ranks_(schedules.size())
+      window_(window), costs_(costs), ranks_(schedules.size())
 {
     const int nodes = topology.node_count();
     const int clusters = topology.cluster_count();
@@ -221,7 +221,8 @@ void Model::advance(int rank, double now)
     const auto &rounds = schedules_[rank].rounds();
     const double start = std::max(state.cpu, now);
     double busy = 0;
-    while (state.posted < rounds.size() && state.posted - state.finished < window_ &&
+    const size_t window = schedules_[rank].window(window_);
+    while (state.posted < rounds.size() && state.posted - state.finished < window &&
            rounds[state.posted].depends_on < int32_t(state.finished)) {
         busy += post_round(rank, state.posted++, start);
     }

@@ -61,6 +61,7 @@ Schedule ScheduleBuilder::build()
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     Schedule schedule(rank_, size_);
     schedule.tmp_blocks_ = tmp_blocks_;
+    schedule.min_window_ = min_window_;
     schedule.ops_.reserve(pending_.size());
     for (const auto &[step, op] : pending_) {
         if (schedule.rounds_.empty() || schedule.rounds_.back().step != step) {
@@ -179,6 +180,7 @@ Schedule time_reversed(const Schedule &schedule, uint32_t last_step)
 {
     ScheduleBuilder b(schedule.rank(), schedule.size());
     b.reserve_tmp(schedule.tmp_blocks());
+    b.keep_in_flight(schedule.window(1));
     const auto &rounds = schedule.rounds();
     for (auto round = rounds.rbegin(); round != rounds.rend(); ++round) {
         const uint32_t copies = 2 * (last_step - round->step);

@@ -16,9 +16,14 @@
 // A round may be posted before earlier rounds complete (the executor's
 // window) unless it touches blocks they still use: depends_on is the latest
 // earlier round that writes a block this round reads or writes, or reads a
-// block this round writes; the builder derives it from the regions.
+// block this round writes; the builder derives it from the regions. A
+// schedule that is laid out for overlap (a later round posted while an
+// earlier, long one is still in flight) says how many rounds it needs in
+// flight: the executor, the simulator and the model keep at least that many,
+// whatever window they are given (Schedule::window).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -58,6 +63,11 @@ public:
     int rank() const { return rank_; }
     int size() const { return size_; }
     size_t tmp_blocks() const { return tmp_blocks_; }
+    // The window to run at when asked for `requested` rounds in flight.
+    size_t window(int requested) const
+    {
+        return std::max<size_t>(min_window_, requested < 1 ? 1 : size_t(requested));
+    }
     const std::vector<Round> &rounds() const { return rounds_; }
     const Op *ops(const Round &round) const { return ops_.data() + round.first_op; }
     size_t op_count(const Round &round) const { return round.end_op - round.first_op; }
@@ -67,6 +77,7 @@ private:
     int rank_;
     int size_;
     size_t tmp_blocks_ = 0;
+    size_t min_window_ = 1;
     std::vector<Round> rounds_;
     std::vector<Op> ops_;
 };
@@ -86,6 +97,8 @@ public:
     // Exchange with a peer: send from, receive to, in one step.
     void exchange(uint32_t step, int peer, Region from, Region to);
     void reserve_tmp(size_t blocks);
+    // The schedule only overlaps as laid out with this many rounds in flight.
+    void keep_in_flight(size_t rounds) { min_window_ = std::max(min_window_, rounds); }
 
     Schedule build();
 
@@ -97,6 +110,7 @@ private:
     int rank_;
     int size_;
     size_t tmp_blocks_ = 0;
+    size_t min_window_ = 1;
     std::vector<std::pair<uint32_t, Op>> pending_;
 };
 

@@ -263,7 +263,8 @@ void Simulation::copy_or_reduce(int rank, const Op &op)
 Heard Simulation::heard_when_posted(int rank, size_t round) const
 {
     const Round &posted = schedules_[rank].rounds()[round];
-    const long finished = std::max<long>(posted.depends_on, long(round) - long(window_));
+    const long window = long(schedules_[rank].window(window_));
+    const long finished = std::max<long>(posted.depends_on, long(round) - window);
     if (finished < 0) {
         Heard alone(heard_.size(), false);
         alone[size_t(rank)] = true;
