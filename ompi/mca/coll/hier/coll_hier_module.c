@@ -455,7 +455,8 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         input.node_latency = latency;
     }
     if (link_costs_probed) {
-        const int rc = mca_coll_hier_probe_messages(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, per_message);
+        const int rc = mca_coll_hier_probe_messages(module, comm, nodes, latency, latency ? node_count : 0,
+                                                    MCA_COLL_BASE_TAG_BARRIER, per_message);
         if (OMPI_SUCCESS != rc) {
             free(latency);
             *why = "the message probe failed";
