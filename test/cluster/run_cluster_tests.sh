@@ -248,9 +248,9 @@ probe_clusters() {
     check "$scenario: the probe finds $clusters clusters of $np nodes" "see $logdir/$log.log" \
         grep -qE "coll:hier: alltoall on MPI_COMM_WORLD \(size $np, $np nodes, $clusters clusters\)" "$logdir/$log.log"
     # The message probe (link costs probe, the default) leaves out the partners
-    # across the backbone: every rank has some within its reach of 8 ranks.
-    check "$scenario: the message probe leaves the backbone out on all $np ranks" "see $logdir/$log.log" \
-        grep -qE "coll:hier: probed the cost per message .*; partners across a backbone left out by $np ranks$" \
+    # in other clusters: every rank has some within its reach of 8 ranks.
+    check "$scenario: the message probe leaves other clusters out on all $np ranks" "see $logdir/$log.log" \
+        grep -qE "coll:hier: probed the cost per message .*; partners in other clusters left out by $np ranks$" \
         "$logdir/$log.log"
     info "$scenario: $(grep -m1 'probed latency' "$logdir/$log.log" || echo 'no probe line')"
 }

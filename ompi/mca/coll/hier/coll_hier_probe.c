@@ -24,14 +24,13 @@
  * with those on other nodes (partners: the ranks at distance up to
  * HIER_PROBE_REACH in rank order); the exchange's time over the messages it
  * sent and received is the cost per message (a latency's share included),
- * which the model charges at each end. Partners across a backbone are left
- * out: a node more than HIER_PROBE_FAR times as far as the nearest two
- * nodes (by the latency probe, which runs first) would time the backbone's
- * latency, not the messages, and the model charges the backbone the
- * network's cost per message anyway. Averaged over the ranks that have
- * partners of the class. Cost: 2 classes of HIER_PROBE_ROUND_TRIPS
- * exchanges of at most 2 * HIER_PROBE_REACH messages each way per rank,
- * then one allreduce of five numbers. Memory: O(p) (which ranks are far).
+ * which the model charges at each end. Partners in another cluster are left
+ * out: their exchange would time the backbone's latency, not the messages,
+ * and the model charges the backbone the network's cost per message anyway.
+ * Averaged over the ranks that have partners of the class. Cost: 2 classes
+ * of HIER_PROBE_ROUND_TRIPS exchanges of at most 2 * HIER_PROBE_REACH
+ * messages each way per rank, then one allreduce of five numbers. Memory:
+ * the stack's.
  */
 #include "coll_hier.h"
 
@@ -46,7 +45,6 @@
 
 #define HIER_PROBE_ROUND_TRIPS 4
 #define HIER_PROBE_REACH 8
-#define HIER_PROBE_FAR 10
 
 static double hier_now(void)
 {
@@ -85,32 +83,11 @@ static int hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, b
     return rc;
 }
 
-/* Nodes numbered in the order of their lowest rank, as the core and the
- * latency matrix number them: leaders[n] is node n's lowest rank, and
- * index_of_rank[r] (when not NULL) rank r's node. Returns the node count. */
-static int hier_number_nodes(const int *node_of_rank, int size, int *leaders, int *index_of_rank)
-{
-    int nodes = 0;
-    for (int r = 0; r < size; ++r) {
-        int n = 0;
-        while (n < nodes && node_of_rank[leaders[n]] != node_of_rank[r]) {
-            ++n;
-        }
-        if (n == nodes) {
-            leaders[nodes++] = r;
-        }
-        if (NULL != index_of_rank) {
-            index_of_rank[r] = n;
-        }
-    }
-    return nodes;
-}
-
 int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *node_of_rank, int tag, double **matrix, int *node_count)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    int *leaders = malloc(size * sizeof(*leaders)), nodes, me = -1, rc = OMPI_SUCCESS;
+    int *leaders = malloc(size * sizeof(*leaders)), nodes = 0, me = -1, rc = OMPI_SUCCESS;
     const double start = hier_now();
     double *latency;
 
@@ -119,9 +96,16 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         free(leaders);
         return NULL == leaders ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_NOT_SUPPORTED;
     }
-    nodes = hier_number_nodes(node_of_rank, size, leaders, NULL);
-    for (int n = 0; n < nodes; ++n) {
-        me = leaders[n] == rank ? n : me;
+    /* Nodes numbered in the order of their lowest rank, as the core numbers them. */
+    for (int r = 0; r < size; ++r) {
+        bool seen = false;
+        for (int n = 0; n < nodes && !seen; ++n) {
+            seen = node_of_rank[leaders[n]] == node_of_rank[r];
+        }
+        if (!seen) {
+            me = r == rank ? nodes : me;
+            leaders[nodes++] = r;
+        }
     }
     latency = calloc((size_t) nodes * nodes, sizeof(*latency));
     if (NULL == latency) {
@@ -160,44 +144,14 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
     return OMPI_SUCCESS;
 }
 
-/* Which ranks sit across a backbone from rank (far[r] true): on a node more
- * than HIER_PROBE_FAR times as far from rank's as the nearest two nodes are
- * from each other, by the nodes x nodes latency matrix (none without one).
- * The relation is symmetric, as the matrix is. */
-static int hier_probe_far_ranks(const int *node_of_rank, int size, int rank, const double *latency, int nodes,
-                                bool *far)
-{
-    int *leaders = malloc(size * sizeof(*leaders)), *index = malloc(size * sizeof(*index));
-    double nearest = -1;
-
-    if (NULL == leaders || NULL == index) {
-        free(leaders);
-        free(index);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    if (NULL == latency || hier_number_nodes(node_of_rank, size, leaders, index) != nodes) {
-        nodes = 0;  /* no matrix, or not this communicator's: nothing is far */
-    }
-    for (int i = 0; i < nodes; ++i) {
-        for (int j = i + 1; j < nodes; ++j) {
-            nearest = nearest < 0 || latency[i * nodes + j] < nearest ? latency[i * nodes + j] : nearest;
-        }
-    }
-    for (int r = 0; r < size; ++r) {
-        far[r] = nearest >= 0 && latency[index[rank] * nodes + index[r]] > HIER_PROBE_FAR * nearest;
-    }
-    free(leaders);
-    free(index);
-    return OMPI_SUCCESS;
-}
-
 /* The ranks comm's rank exchanges with in the message probe, of one class:
  * those at distance up to HIER_PROBE_REACH in rank order (either way round,
  * so that the relation is symmetric) on its own node (link_class 0) or on
- * another not far (1). Returns how many, at most 2 * HIER_PROBE_REACH, and
- * in *left_out how many far ones it passed over. */
-static int hier_probe_partners(const int *node_of_rank, const bool *far, int size, int rank, int link_class,
-                               int *partners, int *left_out)
+ * another node of its cluster (1). Returns how many, at most
+ * 2 * HIER_PROBE_REACH, and in *left_out how many in other clusters it
+ * passed over. */
+static int hier_probe_partners(const int *node_of_rank, const int *cluster_of_rank, int size, int rank,
+                               int link_class, int *partners, int *left_out)
 {
     int seen[2 * HIER_PROBE_REACH], seen_count = 0, count = 0;
     *left_out = 0;
@@ -213,7 +167,7 @@ static int hier_probe_partners(const int *node_of_rank, const bool *far, int siz
                 continue;
             }
             seen[seen_count++] = peer;
-            if (far[peer]) {
+            if (cluster_of_rank[peer] != cluster_of_rank[rank]) {
                 ++*left_out;
             } else {
                 partners[count++] = peer;
@@ -256,27 +210,23 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
 }
 
 int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                 const int *node_of_rank, const double *latency, int nodes, int tag,
+                                 const int *node_of_rank, const int *cluster_of_rank, int tag,
                                  double per_message[2])
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     const double start = hier_now();
     /* {sum over ranks with node partners, their count, the same for the
-     * network, ranks that left partners across a backbone out} */
+     * network, ranks that left partners in other clusters out} */
     double sums[5] = {0, 0, 0, 0, 0};
-    bool *far = malloc(size * sizeof(*far));
-    int rc = NULL == far ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    int rc = OMPI_SUCCESS;
 
     if (NULL == module->previous.allreduce) {
-        free(far);
         return OMPI_ERR_NOT_SUPPORTED;
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = hier_probe_far_ranks(node_of_rank, size, rank, latency, nodes, far);
     }
     for (int link_class = 0; link_class < 2 && OMPI_SUCCESS == rc; ++link_class) {
         int partners[2 * HIER_PROBE_REACH], left_out;
-        const int count = hier_probe_partners(node_of_rank, far, size, rank, link_class, partners, &left_out);
+        const int count = hier_probe_partners(node_of_rank, cluster_of_rank, size, rank, link_class, partners,
+                                              &left_out);
         double mine;
         sums[4] += left_out > 0;
         if (count > 0) {
@@ -285,7 +235,6 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
             sums[2 * link_class + 1] += 1;
         }
     }
-    free(far);
     if (OMPI_SUCCESS == rc) {
         rc = module->previous.allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, comm,
                                         module->previous.allreduce_module);
@@ -308,7 +257,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
         }
         opal_output_verbose(1, mca_coll_hier_component.output,
                             "coll:hier: probed the cost per message on %s in %.1f ms: within a node %s, "
-                            "between nodes %s; partners across a backbone left out by %.0f ranks", comm->c_name,
+                            "between nodes %s; partners in other clusters left out by %.0f ranks", comm->c_name,
                             1e3 * (hier_now() - start), measured[0], measured[1], sums[4]);
     }
     return OMPI_SUCCESS;

@@ -366,9 +366,6 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
             hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
                               cluster_of_node);
         }
-        if (costs.probe && input->message_cost) {
-            hier::apply_message_probe(&costs, input->message_cost);
-        }
         hier::Topology topology(nodes, cluster_of_node, torus_dims);
         auto pair_costs = hier::costs_from_setting(topology, cost_setting(topology, *input), &error);
         if (!pair_costs) {
@@ -401,6 +398,13 @@ int hier_comm_cluster_count(const hier_comm_t *comm)
 int hier_comm_cluster_of(const hier_comm_t *comm, int rank)
 {
     return comm->topology.cluster_of(rank);
+}
+
+void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2])
+{
+    if (comm->costs.probe) {
+        hier::apply_message_probe(&comm->costs, message_cost);
+    }
 }
 
 void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)

@@ -170,13 +170,6 @@ typedef struct hier_comm_input {
      * latencies from it; coll_hier_cost "probe" takes it as the cost between
      * nodes. */
     const double *node_latency;
-    /* message_cost[0], [1]: the time one more small message costs, in
-     * seconds, between two ranks of one node and of two nodes, measured with
-     * every rank busy (the message probe); -1 for a class not measured; NULL
-     * when the probe did not run. coll_hier_link_costs "probe" takes them as
-     * the node's and the network's (and the backbone's) per-message
-     * overhead. */
-    const double *message_cost;
     /* Torus: the ranks, in row-major order (the last dimension varying
      * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
      * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:
@@ -224,6 +217,13 @@ int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
 /* The cluster of a rank of the communicator, 0 .. cluster_count - 1. */
 int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
+/* The message probe's result: message_cost[0], [1], the time one more small
+ * message costs, in seconds, between two ranks of one node and of two nodes
+ * of one cluster, measured with every rank busy; -1 for a class not
+ * measured. Where coll_hier_link_costs asks for the probe, they become the
+ * node's and the network's (and the backbone's) per-message overhead. Call
+ * before the communicator's first hier_comm_select. */
+void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2]);
 /* The torus's dimension sizes as "4x4" (empty without a torus), cut to len. */
 void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
 
