@@ -405,29 +405,6 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
     return rc;
 }
 
-/* The message probe, once comm's clusters are known (its partners stay
- * within a cluster), and its result into the topology's link costs. */
-static int hier_probe_message_cost(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                   const int *nodes)
-{
-    const int size = ompi_comm_size(comm);
-    int *clusters = malloc(size * sizeof(*clusters)), rc;
-    double per_message[2];
-
-    if (NULL == clusters) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    for (int r = 0; r < size; ++r) {
-        clusters[r] = hier_comm_cluster_of(module->topology, r);
-    }
-    rc = mca_coll_hier_probe_messages(module, comm, nodes, clusters, MCA_COLL_BASE_TAG_BARRIER, per_message);
-    free(clusters);
-    if (OMPI_SUCCESS == rc) {
-        hier_comm_apply_message_cost(module->topology, per_message);
-    }
-    return rc;
-}
-
 /* The core's view of comm from every rank's node, cluster and rank in
  * MPI_COMM_WORLD (clusters NULL: from coll_hier_cluster_map over comm's own
  * nodes, or over host_names for host patterns). A setting the core rejects
@@ -486,12 +463,16 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
             return rc;
         }
     }
+    /* The message probe keeps its partners within a cluster: it runs once
+     * the topology knows the clusters, and hands its result to it. */
     if (NULL != module->topology && link_costs_probed) {
-        const int rc = hier_probe_message_cost(module, comm, nodes);
+        double per_message[2];
+        const int rc = mca_coll_hier_probe_messages(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, per_message);
         if (OMPI_SUCCESS != rc) {
             *why = "the message probe failed";
             return rc;
         }
+        hier_comm_apply_message_cost(module->topology, per_message);
     }
     if (NULL != module->topology) {
         return OMPI_SUCCESS;

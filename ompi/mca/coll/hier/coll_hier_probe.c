@@ -150,7 +150,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
  * another node of its cluster (1). Returns how many, at most
  * 2 * HIER_PROBE_REACH, and in *left_out how many in other clusters it
  * passed over. */
-static int hier_probe_partners(const int *node_of_rank, const int *cluster_of_rank, int size, int rank,
+static int hier_probe_partners(const int *node_of_rank, const hier_comm_t *topology, int size, int rank,
                                int link_class, int *partners, int *left_out)
 {
     int seen[2 * HIER_PROBE_REACH], seen_count = 0, count = 0;
@@ -167,7 +167,7 @@ static int hier_probe_partners(const int *node_of_rank, const int *cluster_of_ra
                 continue;
             }
             seen[seen_count++] = peer;
-            if (cluster_of_rank[peer] != cluster_of_rank[rank]) {
+            if (hier_comm_cluster_of(topology, peer) != hier_comm_cluster_of(topology, rank)) {
                 ++*left_out;
             } else {
                 partners[count++] = peer;
@@ -210,8 +210,7 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
 }
 
 int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                 const int *node_of_rank, const int *cluster_of_rank, int tag,
-                                 double per_message[2])
+                                 const int *node_of_rank, int tag, double per_message[2])
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     const double start = hier_now();
@@ -225,7 +224,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
     }
     for (int link_class = 0; link_class < 2 && OMPI_SUCCESS == rc; ++link_class) {
         int partners[2 * HIER_PROBE_REACH], left_out;
-        const int count = hier_probe_partners(node_of_rank, cluster_of_rank, size, rank, link_class, partners,
+        const int count = hier_probe_partners(node_of_rank, module->topology, size, rank, link_class, partners,
                                               &left_out);
         double mine;
         sums[4] += left_out > 0;
