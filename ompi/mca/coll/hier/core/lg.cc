@@ -278,8 +278,8 @@ private:
     int skipping_own(int index, int own) const { return own_apart_ && index > own ? index - 1 : index; }
     int past_own(int slot, int own) const { return own_apart_ && slot >= own ? slot + 1 : slot; }
     // One backbone exchange with partner, whose own block (when apart) is the
-    // one it sends me directly.
-    void cross(int partner, Region out, Region in);
+    // one it sends me directly; returns the step in which `in` arrives.
+    uint32_t cross(int partner, Region out, Region in);
     void allocate_backbone();
     void pack();
     void local_phase();
@@ -450,22 +450,21 @@ void LgRank::backbone()
                 const int partner = (*p.large)[b];
                 const auto count = uint32_t(p.carried_by(b) - own);
                 const int group_first = p.group(b) * p.n1;
-                cross(partner, Region{HIER_BUF_TMP, out_first_[d] + uint32_t(s * (p.n1 - own)), uint32_t(p.n1 - own)},
-                      Region{HIER_BUF_TMP, in, count});
+                const Region out{HIER_BUF_TMP, out_first_[d] + uint32_t(s * (p.n1 - own)), uint32_t(p.n1 - own)};
+                const uint32_t arrived = cross(partner, out, Region{HIER_BUF_TMP, in, count});
                 for (uint32_t slot = 0; slot < count; ++slot) {
                     const int source = group_first + past_own(int(slot), b - group_first);
-                    b_.copy(plan_.backbone_step(me_, partner) + own, block(HIER_BUF_TMP, int(in + slot)),
-                            block(HIER_BUF_RECV, (*p.large)[source]));
+                    b_.copy(arrived, block(HIER_BUF_TMP, int(in + slot)), block(HIER_BUF_RECV, (*p.large)[source]));
                 }
                 in += count;
             }
         } else {
             const int facing = mine_ % p.n1;
             const int partner = (*p.small)[facing];
-            cross(partner, Region{HIER_BUF_TMP, out_first_[d], uint32_t(p.carried_by(mine_) - own)},
-                  Region{HIER_BUF_TMP, in_first_[d], uint32_t(p.n1 - own)});
+            const Region out{HIER_BUF_TMP, out_first_[d], uint32_t(p.carried_by(mine_) - own)};
+            const uint32_t arrived = cross(partner, out, Region{HIER_BUF_TMP, in_first_[d], uint32_t(p.n1 - own)});
             for (int slot = 0; slot < p.n1 - own; ++slot) {
-                b_.copy(plan_.backbone_step(me_, partner) + own, block(HIER_BUF_TMP, int(in_first_[d]) + slot),
+                b_.copy(arrived, block(HIER_BUF_TMP, int(in_first_[d]) + slot),
                         block(HIER_BUF_RECV, (*p.small)[past_own(slot, facing)]));
             }
         }
@@ -475,12 +474,12 @@ void LgRank::backbone()
 // lg_overlap: the own blocks cross in the step after the local phase's,
 // posted beside it (two rounds in flight), the carried ones in the next; a
 // side with nothing to carry sends no message.
-void LgRank::cross(int partner, Region out, Region in)
+uint32_t LgRank::cross(int partner, Region out, Region in)
 {
     const uint32_t step = plan_.backbone_step(me_, partner);
     if (!own_apart_) {
         b_.exchange(step, partner, out, in);
-        return;
+        return step;
     }
     b_.exchange(step, partner, block(HIER_BUF_SEND, partner), block(HIER_BUF_RECV, partner));
     if (out.count > 0) {
@@ -489,6 +488,7 @@ void LgRank::cross(int partner, Region out, Region in)
     if (in.count > 0) {
         b_.recv(step + 1, partner, in);
     }
+    return step + 1;
 }
 
 Schedule LgRank::build()
