@@ -176,6 +176,13 @@ int alltoall(const Arguments &args)
         std::printf("auto picks fallback: %s (a row needs x%.2f or less on every machine)\n", choice.reason,
                     1 - kAutoMargin);
     }
+    if (!comparison.measure.empty()) {
+        std::printf("unless measured: %s under x%.2f on some machine, so the first calls of the class run %s and "
+                    "Open MPI's in turn (coll_hier_auto_trial_calls), and keep the fastest if %.0f %% faster than "
+                    "Open MPI's\n",
+                    names(comparison.measure).c_str(), kTrialUpTo, comparison.measure.size() == 1 ? "it" : "them",
+                    100 * kTrialGain);
+    }
     return 0;
 }
 

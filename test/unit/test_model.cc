@@ -472,5 +472,101 @@ TEST(Auto, EveryRowIsWeighedAndTheLineNamesThemAll)
     EXPECT_NE(line.find("picks fallback"), std::string::npos);
 }
 
+const Algorithm *row(const char *name)
+{
+    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
+        if (std::string(algorithm->name) == name) {
+            return algorithm;
+        }
+    }
+    return nullptr;
+}
+
+std::string names_of(const std::vector<const Algorithm *> &rows)
+{
+    return rows.empty() ? "none" : names(rows);
+}
+
+TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
+{
+    // 3 + 6 nodes, 64 KiB, costs unknown: on the machines with a slow
+    // backbone lg_overlap ties with Open MPI's linear (both wait for the
+    // backbone), on those with a fast one it is 1.5 times slower. Neither
+    // wins everywhere: the closest rows are measured, lg_overlap first.
+    const Comparison large = compare_alltoall(two_clusters(3, 6), 65536, 1, LinkCostSpec());
+    EXPECT_EQ(large.choice.algorithm, nullptr);
+    ASSERT_EQ(large.measure.size(), kTrialRows) << names_of(large.measure);
+    EXPECT_STREQ(large.measure[0]->name, "lg_overlap");
+    EXPECT_NE(describe(large).find("picks fallback, or " + names(large.measure, " or ") + " if measured faster"),
+              std::string::npos)
+        << describe(large);
+    // A row predicted 20 % faster everywhere is picked, nothing measured.
+    const Comparison bruck = compare_alltoall(two_clusters(16, 16), 96, 1, LinkCostSpec());
+    ASSERT_NE(bruck.choice.algorithm, nullptr);
+    EXPECT_TRUE(bruck.measure.empty()) << names_of(bruck.measure);
+    // Every row far slower on every machine: nothing to measure. uneven-smp
+    // at 64 KiB with its NICs' 200 Mbit/s given, a window of 1: factor and
+    // the others run strict single-port steps, 1.3 to 5 times Open MPI's
+    // linear_sync.
+    const Comparison strict = compare_alltoall(Topology::from_node_sizes({4, 3, 2, 1}), 65536, 1,
+                                               [] {
+                                                   LinkCostSpec spec;
+                                                   std::string error;
+                                                   parse_link_costs(kUnevenSmpCosts, &spec, &error);
+                                                   return spec;
+                                               }());
+    for (const Algorithm *measured : strict.measure) {
+        for (const Contender &contender : strict.rows) {
+            if (contender.algorithm == measured) {
+                EXPECT_LT(contender.worst_ratio, kTrialUpTo) << measured->name;
+            }
+        }
+    }
+    // One node: no model, nothing measured.
+    EXPECT_TRUE(compare_alltoall(Topology::from_node_sizes({8}), 64, 1, LinkCostSpec()).measure.empty());
+}
+
+TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
+{
+    Trial trial({row("lg_overlap"), row("lg_at_once")}, 3);
+    ASSERT_EQ(trial.calls(), 9);
+    const char *expected[] = {"fallback", "lg_overlap", "lg_at_once"};
+    for (int call = 0; call < trial.calls(); ++call) {
+        const Choice choice = trial.choice(call);
+        EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", expected[call % 3]) << call;
+    }
+    EXPECT_NE(std::string(trial.choice(0).reason).find("measuring it against lg_overlap and lg_at_once over the "
+                                                       "first 9 calls"),
+              std::string::npos)
+        << trial.choice(0).reason;
+    // Open MPI's 10 ms, lg_overlap 9 ms, lg_at_once 9.5 ms; one call of
+    // lg_overlap 30 ms (a stall): its median stays 9.
+    trial.seconds() = {10e-3, 9e-3, 9.5e-3, 10e-3, 30e-3, 9.5e-3, 10e-3, 9e-3, 9.5e-3};
+    std::string line;
+    const Choice kept = trial.conclude(&line);
+    ASSERT_NE(kept.algorithm, nullptr);
+    EXPECT_STREQ(kept.algorithm->name, "lg_overlap");
+    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 10ms, lg_overlap 9ms, "
+                    "lg_at_once 9.5ms; picks lg_overlap");
+}
+
+TEST(Trial, KeepsOpenMpisUnlessARowIsClearlyFaster)
+{
+    Trial trial({row("hypercube")}, 2);
+    ASSERT_EQ(trial.calls(), 4);
+    // 2 % faster: within the spread of a few calls, Open MPI's stays.
+    trial.seconds() = {10e-3, 9.8e-3, 10e-3, 9.8e-3};
+    EXPECT_EQ(trial.conclude(nullptr).algorithm, nullptr);
+    // Slower: Open MPI's stays, and says why.
+    trial.seconds() = {10e-3, 12e-3, 10e-3, 12e-3};
+    const Choice slower = trial.conclude(nullptr);
+    EXPECT_EQ(slower.algorithm, nullptr);
+    EXPECT_NE(std::string(slower.reason).find("measured no faster"), std::string::npos);
+    // 5 % faster: the row.
+    trial.seconds() = {10e-3, 9.5e-3, 10e-3, 9.5e-3};
+    ASSERT_NE(trial.conclude(nullptr).algorithm, nullptr);
+    EXPECT_STREQ(trial.conclude(nullptr).algorithm->name, "hypercube");
+}
+
 } // namespace
 } // namespace hier

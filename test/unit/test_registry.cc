@@ -82,7 +82,9 @@ hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *clus
 const hier_schedule_t *select(hier_comm_t *comm, int requested, size_t block_bytes, int *chosen, char *reason,
                               char *line)
 {
-    return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, chosen, reason, 128, line, 1024);
+    int trial_call;
+    return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, chosen, &trial_call, reason, 128,
+                            line, 1024);
 }
 
 TEST(CApi, SelectCachesOneSchedulePerAlgorithm)

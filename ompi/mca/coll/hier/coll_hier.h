@@ -58,6 +58,7 @@ typedef struct mca_coll_hier_component_t {
     int priority;                    /* coll_hier_priority */
     int verbose;                     /* coll_hier_verbose */
     int window;                      /* coll_hier_window */
+    int auto_trial_calls;            /* coll_hier_auto_trial_calls */
     int backbone_piece;              /* coll_hier_backbone_piece */
     char *node_map;                  /* coll_hier_node_map */
     char *cluster_map;               /* coll_hier_cluster_map */
@@ -178,6 +179,18 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
                                             struct ompi_communicator_t *comm,
                                             hier_op_t op, int root, size_t block_bytes,
                                             const char *unsupported);
+/* The same, for a collective auto may measure (hier_comm_select): sets
+ * *trial_call to this call's index in the size class's trial, or -1; for
+ * such a call the caller times it and hands its seconds to
+ * mca_coll_hier_trial_record. */
+const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
+                                                       struct ompi_communicator_t *comm,
+                                                       hier_op_t op, int root, size_t block_bytes,
+                                                       const char *unsupported, int *trial_call);
+/* Records a measured call; after the trial's last, agrees on the times with
+ * the other ranks (one MPI_Allreduce) and concludes the class's choice. */
+int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                               hier_op_t op, size_t block_bytes, int trial_call, double seconds);
 
 /* coll_hier_probe.c: the one-way latency between every two nodes of comm
  * (node_of_rank: any integer per rank naming its node), measured by node

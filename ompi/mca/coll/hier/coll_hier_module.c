@@ -428,6 +428,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .cluster_map = c->cluster_map,
         .window = module->window,
         .link_costs = c->link_costs,
+        .auto_trial_calls = c->auto_trial_calls,
         .host_names = host_names,
         /* comm's processes are all of the job's: every host pattern must match one of them */
         .job_wide = ompi_comm_size(comm) == ompi_comm_size(&ompi_mpi_comm_world.comm),
@@ -634,16 +635,36 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
     }
 }
 
-const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
-                                            struct ompi_communicator_t *comm,
-                                            hier_op_t op, int root, size_t block_bytes,
-                                            const char *unsupported)
+/* What the verbose line says of a schedule's settings, after its reason: the
+ * window is the communicator's (MPI_T may differ between them), said when it
+ * is not 1; and the backbone pieces, where there are clusters to cut
+ * messages between. */
+static void hier_describe_settings(const mca_coll_hier_module_t *module, hier_op_t op, char *reason,
+                                   size_t len)
+{
+    if (module->window > 1) {
+        const size_t used = strlen(reason);
+        snprintf(reason + used, len - used, "%swindow %d", 0 == used ? "" : "; ", module->window);
+    }
+    if (0 != module->backbone_piece && HIER_OP_ALLTOALLV != op &&
+        hier_comm_cluster_count(module->topology) > 1) {
+        const size_t used = strlen(reason);
+        snprintf(reason + used, len - used, "%sbackbone pieces of %zu B", 0 == used ? "" : "; ",
+                 module->backbone_piece);
+    }
+}
+
+const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
+                                                       struct ompi_communicator_t *comm,
+                                                       hier_op_t op, int root, size_t block_bytes,
+                                                       const char *unsupported, int *trial_call)
 {
     const hier_schedule_t *schedule = NULL;
     char reason[MCA_COLL_HIER_LINE_MAX] = "";
     char predictions[MCA_COLL_HIER_PREDICTIONS_MAX] = "";
     int chosen = HIER_ALG_FALLBACK;
 
+    *trial_call = -1;
     if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
         module->topology_state =
             OMPI_SUCCESS == hier_gather_topology(module, comm, &module->topology_error)
@@ -653,23 +674,54 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
         snprintf(reason, sizeof(reason), "%s", unsupported);
     } else if (HIER_TOPOLOGY_READY == module->topology_state) {
         schedule = hier_comm_select(module->topology, op, module->algorithm[op],
-                                    root, block_bytes, &chosen, reason, sizeof(reason),
+                                    root, block_bytes, &chosen, trial_call, reason, sizeof(reason),
                                     predictions, sizeof(predictions));
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
-    /* The window is the communicator's (MPI_T may differ between them): say it when it is not 1;
-     * and the backbone pieces, where there are clusters to cut messages between. */
-    if (NULL != schedule && module->window > 1) {
-        const size_t used = strlen(reason);
-        snprintf(reason + used, sizeof(reason) - used, "%swindow %d", 0 == used ? "" : "; ", module->window);
+    if (NULL != schedule) {
+        hier_describe_settings(module, op, reason, sizeof(reason));
     }
-    if (NULL != schedule && 0 != module->backbone_piece && HIER_OP_ALLTOALLV != op &&
-        hier_comm_cluster_count(module->topology) > 1) {
-        const size_t used = strlen(reason);
-        snprintf(reason + used, sizeof(reason) - used, "%sbackbone pieces of %zu B", 0 == used ? "" : "; ",
-                 module->backbone_piece);
+    /* A trial alternates between two choices: its first call says so, its
+     * end what it measured (mca_coll_hier_trial_record). */
+    if (*trial_call <= 0) {
+        hier_report(module, comm, op, chosen, reason, predictions);
     }
-    hier_report(module, comm, op, chosen, reason, predictions);
     return schedule;
+}
+
+const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
+                                            struct ompi_communicator_t *comm,
+                                            hier_op_t op, int root, size_t block_bytes,
+                                            const char *unsupported)
+{
+    int trial_call;
+    /* Only the alltoall's auto measures (hier_comm_select). */
+    return mca_coll_hier_choose_or_measure(module, comm, op, root, block_bytes, unsupported, &trial_call);
+}
+
+int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                               hier_op_t op, size_t block_bytes, int trial_call, double seconds)
+{
+    char reason[MCA_COLL_HIER_LINE_MAX] = "", line[MCA_COLL_HIER_PREDICTIONS_MAX] = "";
+    int calls, chosen, rc;
+    double *measured = hier_comm_trial_seconds(module->topology, op, block_bytes, &calls);
+
+    measured[trial_call] = seconds;
+    if (trial_call + 1 < calls) {
+        return OMPI_SUCCESS;
+    }
+    /* A call takes as long as its slowest rank; every rank concludes alike. */
+    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, measured, calls, MPI_DOUBLE, MPI_MAX, comm,
+                                      comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    hier_comm_trial_conclude(module->topology, op, block_bytes, &chosen, reason, sizeof(reason),
+                             line, sizeof(line));
+    if (HIER_ALG_FALLBACK != chosen) {
+        hier_describe_settings(module, op, reason, sizeof(reason));
+    }
+    hier_report(module, comm, op, chosen, reason, line);
+    return OMPI_SUCCESS;
 }

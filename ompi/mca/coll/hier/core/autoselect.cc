@@ -8,6 +8,7 @@
 #include "autoselect.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -20,6 +21,8 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Predictions this close are the same to the model.
 constexpr double kTie = 0.01;
+// Ratios this close are the same when choosing rows to measure.
+constexpr double kTrialBucket = 0.02;
 
 std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), const Topology &topology)
 {
@@ -31,7 +34,57 @@ std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), 
     return schedules;
 }
 
+// The rows to measure when no row wins on every machine: those whose best
+// ratio to Open MPI's on any one machine is under kTrialUpTo, at most
+// kTrialRows of them, the lowest first. Many rows tie with Open MPI's on the
+// machine where one link bounds everything (a slow backbone): ratios within
+// kTrialBucket count as equal, and the lower worst ratio goes first.
+std::vector<const Algorithm *> rows_to_measure(const Comparison &comparison)
+{
+    struct Close {
+        double best_bucket, worst;
+        const Algorithm *algorithm;
+    };
+    std::vector<Close> close;
+    for (const Contender &contender : comparison.rows) {
+        if (!contender.modelled()) {
+            continue;
+        }
+        double best = kInfinity;
+        for (size_t m = 0; m < comparison.machines.size(); ++m) {
+            best = std::min(best, contender.predictions[m].seconds / comparison.open_mpi.predictions[m].seconds);
+        }
+        if (best < kTrialUpTo) {
+            close.push_back({std::floor(best / kTrialBucket), contender.worst_ratio, contender.algorithm});
+        }
+    }
+    std::stable_sort(close.begin(), close.end(), [](const Close &a, const Close &b) {
+        return a.best_bucket != b.best_bucket ? a.best_bucket < b.best_bucket : a.worst < b.worst;
+    });
+    std::vector<const Algorithm *> rows;
+    for (size_t i = 0; i < close.size() && i < kTrialRows; ++i) {
+        rows.push_back(close[i].algorithm);
+    }
+    return rows;
+}
+
+double median(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 } // namespace
+
+std::string names(const std::vector<const Algorithm *> &rows, const char *last_separator)
+{
+    std::string list;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        list += std::string(i == 0 ? "" : i + 1 < rows.size() ? ", " : last_separator) + rows[i]->name;
+    }
+    return list;
+}
 
 int size_class(size_t block_bytes)
 {
@@ -126,6 +179,7 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
         comparison.choice = pick(HIER_OP_ALLTOALL, best->algorithm);
     } else {
         comparison.choice = fallback("no hier algorithm predicted 20 % faster than Open MPI's");
+        comparison.measure = rows_to_measure(comparison);
     }
     return comparison;
 }
@@ -174,7 +228,48 @@ std::string describe(const Comparison &comparison)
     }
     line += "; picks ";
     line += comparison.choice.algorithm ? comparison.choice.algorithm->name : "fallback";
+    if (!comparison.measure.empty()) {
+        line += ", or " + names(comparison.measure, " or ") + " if measured faster";
+    }
     return line;
+}
+
+Trial::Trial(std::vector<const Algorithm *> rows, int calls_each)
+    : rows_(std::move(rows)), seconds_((rows_.size() + 1) * size_t(std::max(calls_each, 1)), 0.0)
+{
+    measuring_ = "measuring it against " + names(rows_) + " over the first " + std::to_string(seconds_.size()) +
+                 " calls of this size class";
+}
+
+Choice Trial::choice(int index) const
+{
+    const size_t contender = size_t(index) % (rows_.size() + 1);
+    return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1]);
+}
+
+Choice Trial::conclude(std::string *line) const
+{
+    const size_t contenders = rows_.size() + 1;
+    std::vector<double> medians;
+    for (size_t contender = 0; contender < contenders; ++contender) {
+        std::vector<double> calls;
+        for (size_t call = contender; call < seconds_.size(); call += contenders) {
+            calls.push_back(seconds_[call]);
+        }
+        medians.push_back(median(calls));
+    }
+    const size_t fastest = size_t(std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
+    const bool row_wins = medians[fastest] <= medians[0] * (1 - kTrialGain);
+    if (line) {
+        *line = "measured over " + std::to_string(seconds_.size() / contenders) +
+                " calls each (medians of the slowest rank's): open-mpi " + format_seconds(medians[0]);
+        for (size_t i = 0; i < rows_.size(); ++i) {
+            *line += std::string(", ") + rows_[i]->name + " " + format_seconds(medians[i + 1]);
+        }
+        *line += std::string("; picks ") + (row_wins ? rows_[fastest - 1]->name : "fallback");
+    }
+    return row_wins ? pick(HIER_OP_ALLTOALL, rows_[fastest - 1])
+                    : fallback("the hier algorithms the model could not tell from it measured no faster");
 }
 
 namespace {
@@ -204,8 +299,11 @@ Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes
 } // namespace
 
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
-                   const LinkCostSpec &costs, std::string *predictions)
+                   const LinkCostSpec &costs, std::string *predictions, std::vector<const Algorithm *> *measure)
 {
+    if (measure) {
+        measure->clear();
+    }
     if (op != HIER_OP_ALLTOALL) {
         const Choice choice = choose_by_rule(op, topology, block_bytes);
         if (predictions) {
@@ -217,6 +315,9 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
     const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs);
     if (predictions) {
         *predictions = describe(comparison);
+    }
+    if (measure) {
+        *measure = comparison.measure;
     }
     return comparison.choice;
 }

@@ -13,6 +13,11 @@
 // scatter under the all-port model); lg_at_once for alltoallv across
 // clusters; the hypercube where costs are uneven enough.
 //
+// Where the model cannot tell (no row 20 % faster on every machine, but
+// rows within kTrialUpTo of Open MPI's on some machine), auto measures
+// instead: the first calls of the size class run Open MPI's and the
+// kTrialRows closest rows in turn (Trial), and the fastest is kept.
+//
 // Decisions are made per size class (block bytes in [2^k, 2^(k+1))), at the
 // class's middle; the caller caches them (capi.cc). tuned's thresholds are
 // powers of two, so its own choice is the same across a class.
@@ -34,6 +39,17 @@ namespace hier {
 // error on the measured cases (docs/tuning.md, "How far off the model is")
 // stays inside it.
 constexpr double kAutoMargin = 0.2;
+// A row predicted at most this much slower than Open MPI on one of the
+// machines is measured against it: the model erred by 10 to 25 % on the
+// measured cases (docs/tuning.md), and the machine may be any of them.
+constexpr double kTrialUpTo = 1.25;
+// A measured row must beat Open MPI's by this much: more than the spread of
+// the median of a few calls on the emulated cluster, so that a tie keeps
+// Open MPI's.
+constexpr double kTrialGain = 0.03;
+// Rows measured at most: the model's error is larger than the gaps between
+// the rows it ranks close, but each row measured costs calls.
+constexpr size_t kTrialRows = 3;
 // Beyond this, building every rank's schedule for every row and running
 // the model on them at the first call of a size class (work growing as p^2
 // messages per row and machine, and p^3 for edgecolor's colourings) costs
@@ -41,6 +57,9 @@ constexpr double kAutoMargin = 0.2;
 constexpr int kMaxModelledRanks = 128;
 // Why auto does not model an alltoall on ranks over nodes, or nullptr.
 const char *alltoall_unmodelled(int ranks, int nodes);
+
+// "a, b and c" (or another last separator).
+std::string names(const std::vector<const Algorithm *> &rows, const char *last_separator = " and ");
 
 constexpr int kSizeClasses = 64;
 int size_class(size_t block_bytes);
@@ -70,6 +89,7 @@ struct Comparison {
     Contender open_mpi;
     std::vector<Contender> rows;  // the rows that apply, in table order
     Choice choice;
+    std::vector<const Algorithm *> measure;  // rows to measure against Open MPI's, if the model cannot tell
 };
 Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs);
 // The one line choose_auto writes for a comparison.
@@ -77,8 +97,34 @@ std::string describe(const Comparison &comparison);
 
 // Writes one line (no newline) to *predictions saying what was compared
 // and what was picked, when predictions is not null. Returns the choice;
-// its reason, when it falls back, is a constant string.
+// its reason, when it falls back, is a constant string. Sets *measure, when
+// it is not null, to the rows the model could not tell from Open MPI's
+// (none, mostly): the caller may measure them (Trial).
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
-                   const LinkCostSpec &costs, std::string *predictions);
+                   const LinkCostSpec &costs, std::string *predictions,
+                   std::vector<const Algorithm *> *measure = nullptr);
+
+// auto's measurement of rows against Open MPI's own, for a size class the
+// model left open: with n rows, call i runs contender i mod (n + 1), Open
+// MPI's first (in turn, so that drift of the machine hits all alike). The
+// caller records each call's time, takes each call's largest over the ranks
+// (every rank must then conclude from the same times), and concludes: the
+// row whose calls have the lowest median, if that is kTrialGain below Open
+// MPI's.
+class Trial {
+public:
+    Trial(std::vector<const Algorithm *> rows, int calls_each);
+    int calls() const { return int(seconds_.size()); }
+    // What call `index` of the trial runs.
+    Choice choice(int index) const;
+    std::vector<double> &seconds() { return seconds_; }
+    // The choice from the recorded times, and one line saying why.
+    Choice conclude(std::string *line) const;
+
+private:
+    std::vector<const Algorithm *> rows_;
+    std::vector<double> seconds_;
+    std::string measuring_;  // the fallback's reason during the trial
+};
 
 } // namespace hier

@@ -28,15 +28,20 @@ struct hier_comm {
     hier::Topology topology;
     int rank;
     int window;
+    int trial_calls;  // coll_hier_auto_trial_calls
     hier::LinkCostSpec costs;
     // Schedules depend on the topology, the algorithm and the root only, so
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache;
     // auto's decision per collective and size class, made at the first call
     // of the class: later calls look it up and allocate nothing.
+    // While a trial runs (the model could not tell), each call takes the
+    // trial's next choice; the last one concludes.
     struct Decision {
         bool made = false;
         hier::Choice choice;
+        std::unique_ptr<hier::Trial> trial;
+        int next_call = 0;
     };
     std::array<std::array<Decision, hier::kSizeClasses>, HIER_OP_COUNT> decisions{};
 };
@@ -374,7 +379,7 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         }
         topology.set_costs(std::move(pair_costs));
         topology.set_hypercube_embedding(embedding);
-        return new hier_comm{std::move(topology), input->rank, input->window, costs, {}, {}};
+        return new hier_comm{std::move(topology), input->rank, input->window, std::max(input->auto_trial_calls, 0), costs, {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
@@ -418,18 +423,32 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len)
 
 namespace {
 
-// auto's choice for this call: cached per size class; the call that makes
-// it writes what the model compared.
-hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, char *predictions, size_t len)
+hier_comm::Decision &decision_for(hier_comm_t *comm, hier_op_t op, size_t block_bytes)
 {
-    const int size_class = hier::size_class(block_bytes);
-    hier_comm::Decision &decision = comm->decisions[op][size_class];
+    return comm->decisions[op][hier::size_class(block_bytes)];
+}
+
+// auto's choice for this call: cached per size class; the call that makes
+// it writes what the model compared. While a trial runs, *trial_call is
+// the index of this call in it (else -1).
+hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *trial_call, char *predictions,
+                    size_t len)
+{
+    hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
     if (!decision.made) {
         std::string line;
-        decision.choice = hier::choose_auto(op, comm->topology, hier::class_block_bytes(size_class), comm->window,
-                                            comm->costs, &line);
+        std::vector<const hier::Algorithm *> measure;
+        decision.choice = hier::choose_auto(op, comm->topology, hier::class_block_bytes(hier::size_class(block_bytes)),
+                                            comm->window, comm->costs, &line, &measure);
         decision.made = true;
+        if (!measure.empty() && comm->trial_calls > 0) {
+            decision.trial.reset(new hier::Trial(std::move(measure), comm->trial_calls));
+        }
         write_line(predictions, len, line);
+    }
+    if (decision.trial && decision.next_call < decision.trial->calls()) {
+        *trial_call = decision.next_call++;
+        return decision.trial->choice(*trial_call);
     }
     return decision.choice;
 }
@@ -437,13 +456,14 @@ hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, char *p
 } // namespace
 
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
-                                        size_t block_bytes, int *chosen, char *reason, size_t reasonlen,
-                                        char *predictions, size_t predictionslen)
+                                        size_t block_bytes, int *chosen, int *trial_call, char *reason,
+                                        size_t reasonlen, char *predictions, size_t predictionslen)
 {
     write_line(predictions, predictionslen, "");
+    *trial_call = -1;
     hier::Choice choice;
     try {
-        choice = requested == HIER_ALG_AUTO ? decide(comm, op, block_bytes, predictions, predictionslen)
+        choice = requested == HIER_ALG_AUTO ? decide(comm, op, block_bytes, trial_call, predictions, predictionslen)
                                             : hier::choose_requested(op, requested, comm->topology);
     } catch (...) {  // no C++ exception may reach the C glue
         choice = hier::fallback("out of memory deciding");
@@ -471,6 +491,29 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int req
         write_line(reason, reasonlen, "out of memory building the schedule");
         return nullptr;
     }
+}
+
+double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls)
+{
+    hier::Trial &trial = *decision_for(comm, op, block_bytes).trial;
+    *calls = trial.calls();
+    return trial.seconds().data();
+}
+
+void hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen, char *reason,
+                              size_t reasonlen, char *line, size_t linelen)
+{
+    hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
+    std::string text;
+    try {
+        decision.choice = decision.trial->conclude(&text);
+    } catch (...) {  // no C++ exception may reach the C glue
+        decision.choice = hier::fallback("out of memory concluding the measurement");
+    }
+    decision.trial.reset();
+    *chosen = decision.choice.id;
+    write_line(reason, reasonlen, decision.choice.reason ? decision.choice.reason : "");
+    write_line(line, linelen, text);
 }
 
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)

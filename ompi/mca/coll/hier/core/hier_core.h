@@ -156,6 +156,10 @@ typedef struct hier_comm_input {
      * unknown). */
     int window;
     const char *link_costs;
+    /* coll_hier_auto_trial_calls: where the model cannot tell its best row
+     * from Open MPI's own, the calls of each that auto measures before it
+     * decides (0: the model decides alone). */
+    int auto_trial_calls;
     /* host_names[i * HIER_HOST_NAME_WIDTH ...]: the name of rank i's host,
      * for a cluster map of host patterns; NULL otherwise. job_wide != 0: the
      * communicator holds every process of the job, so a host pattern that
@@ -236,12 +240,26 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
  * communicator.
  * auto decides once per size class (block bytes in [2^k, 2^(k+1))) with the
  * time model; the call that decides writes one line to predictions (what
- * was compared, what was picked), every other call writes "". */
+ * was compared, what was picked), every other call writes "".
+ * Where the model cannot tell, auto measures: the first calls of the class
+ * are a trial, and *trial_call is this call's index in it (else -1). The
+ * glue then times the call, stores its seconds at that index of
+ * hier_comm_trial_seconds, and after the last call of the trial (index
+ * calls - 1) reduces them to their maximum over the ranks and calls
+ * hier_comm_trial_conclude. */
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int requested, int root,
                                         size_t block_bytes, int *chosen,
+                                        int *trial_call,
                                         char *reason, size_t reasonlen,
                                         char *predictions, size_t predictionslen);
+/* The seconds of each call of the trial running for block_bytes' size
+ * class: an array of *calls, owned by comm. */
+double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls);
+/* Ends that trial: the class's choice from the seconds, as hier_comm_select
+ * would report it (*chosen, reason), and one line saying what was measured. */
+void hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen,
+                              char *reason, size_t reasonlen, char *line, size_t linelen);
 
 /* Blocks of TMP the schedule needs (the glue allocates them). */
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);
