@@ -205,6 +205,68 @@ TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
     hier_comm_destroy(comm);
 }
 
+TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
+{
+    // 3 + 6 one-process nodes, costs unknown, 64 KiB blocks: no row wins on
+    // every machine, the LG rows tie with Open MPI's on some (autoselect).
+    const int node_of_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    hier_comm_input_t input{};
+    input.size = 9;
+    input.rank = 0;
+    input.node_of_rank = node_of_rank;
+    input.cluster_map = "3,6";
+    input.window = 1;
+    input.auto_trial_calls = 2;
+    char error[256], reason[256], line[1024];
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    auto select = [&](int *chosen, int *trial_call) {
+        return hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 65536, chosen, trial_call, reason,
+                                sizeof reason, line, sizeof line);
+    };
+    int chosen = -1, trial_call = -1;
+    EXPECT_EQ(select(&chosen, &trial_call), nullptr);
+    EXPECT_EQ(trial_call, 0);
+    EXPECT_NE(std::strstr(line, "; picks fallback, or lg_overlap, "), nullptr) << line;
+    EXPECT_NE(std::strstr(reason, "measuring it against lg_overlap, "), nullptr) << reason;
+    int calls = 0;
+    double *seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
+    ASSERT_EQ(calls, 8);  // Open MPI's and 3 rows, 2 calls each
+    seconds[0] = 0.10;
+    // The rows in turn, each call a schedule of its own; the second row
+    // (call 2, 6) measured fastest.
+    std::vector<int> row_of_call(size_t(calls), HIER_ALG_FALLBACK);
+    for (int call = 1; call < calls; ++call) {
+        const hier_schedule_t *schedule = select(&chosen, &trial_call);
+        EXPECT_EQ(trial_call, call);
+        EXPECT_STREQ(line, "");
+        EXPECT_EQ(schedule == nullptr, call % 4 == 0) << call;
+        row_of_call[size_t(call)] = chosen;
+        seconds[call] = call % 4 == 2 ? 0.08 : 0.10;
+    }
+    hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason, line, sizeof line);
+    EXPECT_EQ(chosen, row_of_call[2]);
+    EXPECT_NE(std::strstr(line, "measured over 2 calls each"), nullptr) << line;
+    // Decided: the same row from now on, for the whole size class, no trial.
+    EXPECT_NE(select(&chosen, &trial_call), nullptr);
+    EXPECT_EQ(trial_call, -1);
+    EXPECT_EQ(chosen, row_of_call[2]);
+    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 100000, &chosen, &trial_call, reason,
+                               sizeof reason, line, sizeof line) != nullptr,
+              true);
+    EXPECT_EQ(trial_call, -1);
+    hier_comm_destroy(comm);
+
+    // Measuring off: the model's choice at once.
+    input.auto_trial_calls = 0;
+    comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    EXPECT_EQ(select(&chosen, &trial_call), nullptr);
+    EXPECT_EQ(trial_call, -1);
+    EXPECT_STREQ(reason, "no hier algorithm predicted 20 % faster than Open MPI's");
+    hier_comm_destroy(comm);
+}
+
 TEST(CApi, ProbedLatencySplitsTheNodesIntoClusters)
 {
     // Nodes 0-2 and 3-8: 20 us apart inside a cluster, 200 us across.

@@ -190,8 +190,9 @@ static int hier_register(void)
     (void) mca_base_component_var_register(v, "verbose",
         "Verbosity of coll/hier on stderr: 1 = rank 0 of each communicator prints one line "
         "the first time each collective runs on it, naming the algorithm chosen or why it "
-        "fell back; 2 = also whenever that decision changes, and one line of the times auto's "
-        "model predicted each time it decides for a new size class of blocks",
+        "fell back; 2 = also whenever that decision changes, one line of the times auto's "
+        "model predicted each time it decides for a new size class of blocks, and one of the "
+        "times it measured where the model could not tell (coll_hier_auto_trial_calls)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
