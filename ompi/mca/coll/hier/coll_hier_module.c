@@ -682,8 +682,8 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
     if (NULL != schedule) {
         hier_describe_settings(module, op, reason, sizeof(reason));
     }
-    /* A trial alternates between two choices: its first call says so, its
-     * end what it measured (mca_coll_hier_trial_record). */
+    /* A trial runs its contenders in turn: its first call says so, its end
+     * what it measured (mca_coll_hier_trial_record), none between. */
     if (*trial_call <= 0) {
         hier_report(module, comm, op, chosen, reason, predictions);
     }

@@ -34,9 +34,9 @@ struct hier_comm {
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache;
     // auto's decision per collective and size class, made at the first call
-    // of the class: later calls look it up and allocate nothing.
-    // While a trial runs (the model could not tell), each call takes the
-    // trial's next choice; the last one concludes.
+    // of the class: later calls look it up and allocate nothing. While a
+    // trial runs (the model could not tell), each call takes the trial's
+    // next contender; the glue concludes after the last.
     struct Decision {
         bool made = false;
         hier::Choice choice;
@@ -379,7 +379,8 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         }
         topology.set_costs(std::move(pair_costs));
         topology.set_hypercube_embedding(embedding);
-        return new hier_comm{std::move(topology), input->rank, input->window, std::max(input->auto_trial_calls, 0), costs, {}, {}};
+        return new hier_comm{std::move(topology), input->rank, input->window,
+                             std::max(input->auto_trial_calls, 0), costs, {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
