@@ -43,9 +43,10 @@ constexpr double kAutoMargin = 0.2;
 // machines is measured against it: the model erred by 10 to 25 % on the
 // measured cases (docs/tuning.md), and the machine may be any of them.
 constexpr double kTrialUpTo = 1.25;
-// A measured row must beat Open MPI's by this much: more than the spread of
-// the median of a few calls on the emulated cluster, so that a tie keeps
-// Open MPI's.
+// A measured row must beat Open MPI's by this much, so that a tie keeps
+// Open MPI's. It does not cover the emulated cluster's whole spread (two
+// communicators running Open MPI's own differed by up to 9 % in median):
+// there a few calls can pick wrongly, by about that spread.
 constexpr double kTrialGain = 0.03;
 // Rows measured at most: the model's error is larger than the gaps between
 // the rows it ranks close, but each row measured costs calls.
