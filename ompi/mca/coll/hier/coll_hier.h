@@ -192,6 +192,9 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds);
 
+/* coll_hier_probe.c: a monotonic clock, in seconds (the probes' and auto's
+ * measurements). */
+double mca_coll_hier_now(void);
 /* coll_hier_probe.c: the one-way latency between every two nodes of comm
  * (node_of_rank: any integer per rank naming its node), measured by node
  * leaders on tag and shared with every rank: *matrix (N x N seconds, nodes

@@ -6,8 +6,6 @@
  */
 #include "coll_hier.h"
 
-#include <time.h>
-
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 
@@ -55,13 +53,6 @@ static int hier_alltoall_run(mca_coll_hier_module_t *module, const hier_schedule
                                  &buffers[HIER_BUF_RECV], NULL);
 }
 
-static double hier_seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double) now.tv_sec + 1e-9 * (double) now.tv_nsec;
-}
-
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
@@ -81,11 +72,11 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
     }
     schedule = mca_coll_hier_choose_or_measure(module, comm, HIER_OP_ALLTOALL, -1, block_bytes, NULL,
                                                &trial_call);
-    start = trial_call >= 0 ? hier_seconds_now() : 0;
+    start = trial_call >= 0 ? mca_coll_hier_now() : 0;
     rc = hier_alltoall_run(module, schedule, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
     if (OMPI_SUCCESS != rc || trial_call < 0) {
         return rc;
     }
     return mca_coll_hier_trial_record(module, comm, HIER_OP_ALLTOALL, block_bytes, trial_call,
-                                      hier_seconds_now() - start);
+                                      mca_coll_hier_now() - start);
 }

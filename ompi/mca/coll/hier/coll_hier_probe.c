@@ -46,7 +46,7 @@
 #define HIER_PROBE_ROUND_TRIPS 4
 #define HIER_PROBE_REACH 8
 
-static double hier_now(void)
+double mca_coll_hier_now(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -62,7 +62,7 @@ static int hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, b
     int rc = OMPI_SUCCESS;
 
     for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
-        const double start = hier_now();
+        const double start = mca_coll_hier_now();
         if (pings) {
             rc = MCA_PML_CALL(send(&message, 1, MPI_DOUBLE, peer, tag, MCA_PML_BASE_SEND_STANDARD, comm));
             if (OMPI_SUCCESS == rc) {
@@ -74,7 +74,7 @@ static int hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, b
                 rc = MCA_PML_CALL(send(&message, 1, MPI_DOUBLE, peer, tag, MCA_PML_BASE_SEND_STANDARD, comm));
             }
         }
-        const double round_trip = hier_now() - start;
+        const double round_trip = mca_coll_hier_now() - start;
         if (trip > 0 && (best < 0 || round_trip < best)) {
             best = round_trip;
         }
@@ -88,7 +88,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     int *leaders = malloc(size * sizeof(*leaders)), nodes = 0, me = -1, rc = OMPI_SUCCESS;
-    const double start = hier_now();
+    const double start = mca_coll_hier_now();
     double *latency;
 
     *matrix = NULL;
@@ -136,7 +136,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
     if (0 == rank) {
         opal_output_verbose(1, mca_coll_hier_component.output,
                             "coll:hier: probed latency among %d nodes of %s in %.1f ms (%d rounds of "
-                            "%d round trips)", nodes, comm->c_name, 1e3 * (hier_now() - start),
+                            "%d round trips)", nodes, comm->c_name, 1e3 * (mca_coll_hier_now() - start),
                             hier_one_factor_rounds(nodes), HIER_PROBE_ROUND_TRIPS);
     }
     *matrix = latency;
@@ -188,7 +188,7 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
     int rc = OMPI_SUCCESS;
 
     for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
-        const double start = hier_now();
+        const double start = mca_coll_hier_now();
         int posted = 0;
         for (int i = 0; i < count && OMPI_SUCCESS == rc; ++i) {
             rc = MCA_PML_CALL(irecv(&received[i], 1, MPI_DOUBLE, partners[i], tag, comm, &requests[posted]));
@@ -201,7 +201,7 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
         }
         const int waited = ompi_request_wait_all(posted, requests, MPI_STATUSES_IGNORE);
         rc = OMPI_SUCCESS == rc ? waited : rc;
-        times[trip] = hier_now() - start;
+        times[trip] = mca_coll_hier_now() - start;
     }
     /* The median of the three counted trips (HIER_PROBE_ROUND_TRIPS is 4). */
     const double median = fmax(fmin(times[1], times[2]), fmin(fmax(times[1], times[2]), times[3]));
@@ -213,7 +213,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
                                  const int *node_of_rank, int tag, double per_message[2])
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    const double start = hier_now();
+    const double start = mca_coll_hier_now();
     /* {sum over ranks with node partners, their count, the same for the
      * network, ranks that left partners in other clusters out} */
     double sums[5] = {0, 0, 0, 0, 0};
@@ -257,7 +257,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
         opal_output_verbose(1, mca_coll_hier_component.output,
                             "coll:hier: probed the cost per message on %s in %.1f ms: within a node %s, "
                             "between nodes %s; partners in other clusters left out by %.0f ranks", comm->c_name,
-                            1e3 * (hier_now() - start), measured[0], measured[1], sums[4]);
+                            1e3 * (mca_coll_hier_now() - start), measured[0], measured[1], sums[4]);
     }
     return OMPI_SUCCESS;
 }
