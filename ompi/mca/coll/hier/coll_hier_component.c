@@ -208,13 +208,14 @@ static int hier_register(void)
 
     c->auto_trial_calls = 3;
     (void) mca_base_component_var_register(v, "auto_trial_calls",
-        "Where auto's time model cannot tell the alltoall it predicts fastest from Open MPI's own "
-        "(not 20 % faster on every machine the link costs allow, but within 25 % of it on one), "
-        "the first 2N calls of that size class of blocks run the two in turn, N calls each, and "
-        "the one measured faster is kept for the class: the hier algorithm if the median of its "
-        "calls (each the slowest rank's time) is 3 % below Open MPI's. The last of those calls "
-        "adds one MPI_Allreduce of 2N doubles. 0: the model decides alone, the same on every run "
-        "(values below 0 count as 0). Fixed per communicator when it is created",
+        "Where auto's time model cannot tell the alltoalls it predicts fastest from Open MPI's "
+        "own (none 20 % faster on every machine the link costs allow, but some within 25 % of it "
+        "on one), the first calls of that size class of blocks run Open MPI's and up to 3 of "
+        "those algorithms in turn, N calls each, and keep for the class the one whose median "
+        "(each call the slowest rank's time) is lowest, if 3 % below Open MPI's, else Open MPI's. "
+        "The last of those calls adds one MPI_Allreduce of at most 4N doubles. 0: the model "
+        "decides alone, the same on every run (values below 0 count as 0). Fixed per "
+        "communicator when it is created",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->auto_trial_calls);
 
