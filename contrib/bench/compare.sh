@@ -87,6 +87,9 @@ fi
 # coll_hier_cluster_map takes: hier is told them, as a user would.
 scenario_clusters=$(sed -n 's/^clusters=//p' "$scenario")
 [ -n "$cluster_map" ] && scenario_clusters=$cluster_map
+# So are a torus scenario's dimensions, coll_hier_torus_dims (unless -H gives it).
+scenario_torus=$(sed -n 's/^torus_dims=//p' "$scenario")
+[[ " ${hier_params[*]} " == *" torus_dims="* ]] && scenario_torus=
 # mca_args NAME=VALUE...: --mca coll_hier_NAME VALUE for each.
 mca_args() {
     local param
@@ -96,6 +99,7 @@ variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
     [ "$1" = open-mpi ] && return
     local hier="--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1"
     [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"
+    [ -n "$scenario_torus" ] && hier+=" --mca coll_hier_torus_dims $scenario_torus"
     local base=${1%%+*} params=()
     [ "$base" != "$1" ] && IFS=+ read -ra params <<<"${1#*+}"
     hier+=" $(mca_args "${hier_params[@]}" "${params[@]}" | tr '\n' ' ')"

@@ -47,10 +47,12 @@ const Command kCommands[] = {
      "simulate one algorithm of a collective on nodes of the given sizes: delivery, rounds, steps, "
      "messages per link class, port and NIC load",
      schedule},
-    {"alltoall", "alltoall NODE_SIZES [--clusters SIZES] [--costs LINK_COSTS] [--bytes B [--exact]] [--window W]",
+    {"alltoall", "alltoall NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] [--bytes B [--exact]] "
+     "[--window W]",
      "every alltoall schedule that applies and Open MPI's own: rounds, messages and bytes per link class "
      "(node/network/backbone), the time the model predicts on each machine the link costs allow "
-     "(coll_hier_link_costs syntax; default: unknown), and what auto picks; --exact models B itself, not its "
+     "(coll_hier_link_costs syntax; default: unknown), and what auto picks; --torus DIMS (one rank per node): "
+     "messages between nodes take the torus's links, dimension by dimension; --exact models B itself, not its "
      "size class's middle",
      alltoall},
     {"torus", "torus DIMS",

@@ -4,6 +4,7 @@
 // machine the link costs allow, and what auto picks (core/autoselect.h).
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 
 #include "autoselect.h"
@@ -18,6 +19,7 @@ namespace {
 struct Options {
     std::vector<int> sizes;
     std::vector<int> cluster_of_node;
+    std::vector<int> torus_dims;
     LinkCostSpec costs;
     size_t bytes = 1024;
     int window = 1;
@@ -25,8 +27,9 @@ struct Options {
 };
 
 const char *const kUsage =
-    "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--costs LINK_COSTS] [--bytes B [--exact]] "
-    "[--window W], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536";
+    "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] "
+    "[--bytes B [--exact]] [--window W], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s "
+    "--bytes 65536";
 
 // Parses the options after the node sizes; 0, or 2 after one line on stderr.
 int parse_options(const Arguments &args, Options *o)
@@ -46,6 +49,9 @@ int parse_options(const Arguments &args, Options *o)
         char *end = nullptr;
         if (args[i] == "--clusters") {
             o->cluster_of_node = parse_cluster_map(value, int(o->sizes.size()), &error);
+        } else if (args[i] == "--torus") {
+            const int ranks = std::accumulate(o->sizes.begin(), o->sizes.end(), 0);
+            o->torus_dims = parse_torus_dims(value, ranks, &error);
         } else if (args[i] == "--costs") {
             parse_link_costs(value, &o->costs, &error);
             if (error.empty() && o->costs.probe) {
@@ -130,14 +136,15 @@ int alltoall(const Arguments &args)
     for (int rank = 0; rank < nodes.size(); ++rank) {
         node_of_rank[rank] = nodes.node_of(rank);
     }
-    const Topology topology(node_of_rank, o.cluster_of_node);
+    const Topology topology(node_of_rank, o.cluster_of_node, o.torus_dims);
     const int klass = size_class(o.bytes);
     const size_t modelled = o.exact ? o.bytes : class_block_bytes(klass);
     const Comparison comparison = compare_alltoall(topology, modelled, o.window, o.costs);
 
-    std::printf("alltoall on nodes %s (%d ranks, %d nodes, %d cluster%s), blocks of %zu B, window %d\n",
+    const std::string torus = topology.torus() ? ", torus " + topology.torus()->describe() : "";
+    std::printf("alltoall on nodes %s (%d ranks, %d nodes, %d cluster%s%s), blocks of %zu B, window %d\n",
                 topology.describe().c_str(), topology.size(), topology.node_count(), topology.cluster_count(),
-                topology.cluster_count() == 1 ? "" : "s", o.bytes, comparison.window);
+                topology.cluster_count() == 1 ? "" : "s", torus.c_str(), o.bytes, comparison.window);
     if (o.exact) {
         std::printf("modelled at exactly %zu B (auto decides for the size class %zu..%zu B at %zu B)\n", modelled,
                     size_t(1) << klass, (size_t(2) << klass) - 1, class_block_bytes(klass));

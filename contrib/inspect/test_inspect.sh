@@ -47,6 +47,7 @@ expect 0 alltoall 8
 expect 2 alltoall 4,3 --costs network=30us
 expect 2 alltoall 4,3 --bytes 0
 expect 2 alltoall 4,3 --window
+expect 2 alltoall 4,3 --torus 4x4
 # what auto picks: Open MPI's linear on uneven nodes; lg over tuned's Bruck across two clusters
 expect_line() {  # expect_line TEXT ARGS...: exit 0 and a line containing TEXT
     local text=$1
@@ -62,5 +63,7 @@ expect_line "auto picks fallback: no hier algorithm predicted" alltoall 4,3,2,1 
 expect_line "auto picks fallback: all ranks on one node" alltoall 8
 expect_line "auto picks lg" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
 expect_line "open-mpi(bruck)" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
+# a torus of nodes: messages take its links
+expect_line "(16 ranks, 16 nodes, 1 cluster, torus 4x4)" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --torus 4x4 --bytes 65536
 rm -f /tmp/hier-inspect.$$
 exit $failed

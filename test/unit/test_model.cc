@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 #include "autoselect.h"
 #include "harness.h"
@@ -143,6 +144,30 @@ TEST(Model, MaxMinSharingGivesTheLeftoverToWhoCanUseIt)
     EXPECT_NEAR(prediction.seconds, ts + 5 * tw * m, 1e-12);
     EXPECT_EQ(prediction.traffic[kNetworkLink].messages, 4u);
     EXPECT_EQ(prediction.traffic[kNetworkLink].bytes, 7 * m);
+}
+
+TEST(Model, OnATorusRoutesThatShareALinkShareItsBandwidth)
+{
+    // A ring of 8 nodes: every rank sending two hops ahead puts two messages
+    // on every + link (ts + 2 tw m); even ranks ahead and odd ranks back put
+    // one on each link used (ts + tw m). Without the torus the network is a
+    // crossbar of NICs and both take ts + tw m.
+    std::vector<Send> ahead;
+    std::vector<Send> both_ways;
+    for (int rank = 0; rank < 8; ++rank) {
+        ahead.push_back({rank, (rank + 2) % 8, 1});
+        both_ways.push_back({rank, (rank + (rank % 2 ? 6 : 2)) % 8, 1});
+    }
+    const Topology ring = Topology::from_torus_dims({8});
+    const Topology crossbar = one_process_nodes(8);
+    for (const auto &[topology, one_way, two_ways] :
+         {std::make_tuple(&ring, 2.0, 1.0), std::make_tuple(&crossbar, 1.0, 1.0)}) {
+        const Prediction a = predict_time(*topology, one_round(8, ahead), m, 1, textbook(ts, tw));
+        const Prediction b = predict_time(*topology, one_round(8, both_ways), m, 1, textbook(ts, tw));
+        ASSERT_EQ(a.error + b.error, "");
+        EXPECT_NEAR(a.seconds, ts + one_way * tw * m, 1e-12);
+        EXPECT_NEAR(b.seconds, ts + two_ways * tw * m, 1e-12);
+    }
 }
 
 TEST(Model, BackboneAddsItsLatencyAndLimitsTheRate)

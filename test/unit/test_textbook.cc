@@ -114,6 +114,41 @@ TEST(Textbook, MeshGridIsTheSquarestDivisorPair)
     }
 }
 
+TEST(Textbook, MeshOnATorusIsTheTorusAndSendsToNeighboursOnly)
+{
+    // One ring phase per torus dimension: sum of (k - 1) rounds, every
+    // message to a neighbour (the next of its ring), every block where it
+    // belongs.
+    for (const std::vector<int> &dims : {std::vector<int>{4, 4}, std::vector<int>{2, 3, 4}, std::vector<int>{3, 1, 3},
+                                         std::vector<int>{7, 5}}) {
+        const Topology torus = Topology::from_torus_dims(dims);
+        SCOPED_TRACE("torus " + torus.torus()->describe());
+        EXPECT_EQ(mesh_dims(torus), dims);
+        const auto schedules = test::build_all(build_mesh_alltoall, torus);
+        const SimulationReport report = test::simulate_op(HIER_OP_ALLTOALL, torus, schedules);
+        ASSERT_EQ(report.error, "");
+        size_t rounds = 0;
+        for (int k : dims) {
+            rounds += size_t(k - 1);
+        }
+        EXPECT_EQ(report.steps, rounds);
+        for (int rank = 0; rank < torus.size(); ++rank) {
+            const Schedule &schedule = schedules[rank];
+            for (const Round &round : schedule.rounds()) {
+                const Op *ops = schedule.ops(round);
+                for (size_t i = 0; i < schedule.op_count(round); ++i) {
+                    if (ops[i].kind == OpKind::Send) {
+                        EXPECT_EQ(torus.torus()->route(rank, ops[i].peer).size(), 1u) << rank << " -> " << ops[i].peer;
+                    }
+                }
+            }
+        }
+        for (int window : test::kWindows) {
+            EXPECT_EQ(test::run_alltoall_bytes(torus, schedules, 3, window), "") << "window " << window;
+        }
+    }
+}
+
 TEST(Textbook, GridInThreeDimensionsAndBothWays)
 {
     // The D-dimensional generalization, and both ways round on every phase.

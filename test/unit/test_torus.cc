@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "hier_core.h"
 #include "torus.h"
@@ -76,6 +78,35 @@ TEST(Torus, DistancesTakeTheShorterWayRound)
     EXPECT_TRUE(even.shortens(0, 1, {1, 1}));
     EXPECT_FALSE(even.shortens(0, 1, {1, -1}));
     EXPECT_EQ(Torus({2, 2}).distance(0, 3), 2);
+}
+
+TEST(Torus, RoutesGoDimensionByDimensionTheShorterWayTiesThePlusWay)
+{
+    const Torus torus({4, 4});  // links: 0 = dimension 0 +, 1 = 0 -, 2 = 1 +, 3 = 1 -
+    using Hops = std::vector<std::pair<int, int>>;
+    EXPECT_EQ(torus.route(0, 2 * 4 + 2), (Hops{{0, 0}, {4, 0}, {8, 2}, {9, 2}}));  // opposite: + both
+    EXPECT_EQ(torus.route(0, 3 * 4 + 3), (Hops{{0, 1}, {12, 3}}));                // (-1, -1)
+    EXPECT_EQ(torus.route(5, 5), Hops{});
+    EXPECT_EQ(Torus({2, 3}).route(3, 0), (Hops{{3, 0}}));  // size 2: the one link
+    // Every route: as long as the distance, each hop a step along its link,
+    // dimensions in order, ending where it should.
+    for (const Torus &shape : {Torus({7, 5}), Torus({4, 4}), Torus({2, 3, 4}), Torus({6})}) {
+        for (int from = 0; from < shape.size(); ++from) {
+            for (int to = 0; to < shape.size(); ++to) {
+                const Hops hops = shape.route(from, to);
+                ASSERT_EQ(int(hops.size()), shape.distance(from, to)) << from << " -> " << to;
+                int at = from;
+                int dim = 0;
+                for (const auto &[leaves, link] : hops) {
+                    ASSERT_EQ(leaves, at);
+                    ASSERT_GE(shape.links()[link].dim, dim);
+                    dim = shape.links()[link].dim;
+                    at = shape.step(at, shape.links()[link]);
+                }
+                EXPECT_EQ(at, to);
+            }
+        }
+    }
 }
 
 TEST(Torus, RelativeAndAbsoluteAreInverse)

@@ -80,8 +80,9 @@ Schedule build_hypercube_alltoall(const Topology &topology, int rank, int root);
 Schedule build_ring_alltoall(const Topology &topology, int rank, int root);
 Schedule build_ring2_alltoall(const Topology &topology, int rank, int root);
 
-// mesh.cc: the text's two-phase mesh alltoall on an r x c grid of the ranks
-// (mesh_dims: {r, c}, r the largest divisor of p not above sqrt(p)).
+// mesh.cc: the text's two-phase mesh alltoall, one ring phase per dimension
+// of mesh_dims: the torus's dimensions on a torus, else {r, c}, r the
+// largest divisor of p not above sqrt(p).
 std::vector<int> mesh_dims(const Topology &topology);
 Schedule build_mesh_alltoall(const Topology &topology, int rank, int root);
 

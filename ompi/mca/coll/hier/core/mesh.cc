@@ -8,14 +8,14 @@
 // (2 ts + tw m p)(sqrt(p) - 1) plus the rearrangement.
 //
 // Departures:
-// - Any p: the grid is r x c with r the largest divisor of p not above
+// - On a torus (coll_hier_torus_dims, or a periodic Cartesian communicator)
+//   the grid is the torus itself: the text's two phases become one ring
+//   phase per dimension (grid_exchange.h), sum of (k_e - 1) rounds, and every
+//   message goes to a neighbour, the + way round its ring.
+// - Any other p: the grid is r x c with r the largest divisor of p not above
 //   sqrt(p) and c = p / r, ranks row-major (rank = row * c + column). The row
 //   phase takes c - 1 rounds and the column phase r - 1. For a prime p the
 //   grid is 1 x p and mesh is the ring alltoall.
-// - The text's two phases generalize to one ring phase per dimension of a
-//   D-dimensional grid (grid_exchange.h); the torus dimensions of a
-//   Topology would be that grid, but the Topology has none yet, so mesh
-//   uses the 2-D grid above.
 #include "algorithms.h"
 #include "grid_exchange.h"
 
@@ -23,6 +23,9 @@ namespace hier {
 
 std::vector<int> mesh_dims(const Topology &topology)
 {
+    if (const Torus *torus = topology.torus()) {
+        return torus->dims();
+    }
     const int p = topology.size();
     int rows = 1;
     for (int r = 1; r * r <= p; ++r) {

@@ -47,8 +47,7 @@ struct Stream {
 
 // The resources a message uses, and the max-min rate of each message on them.
 struct Path {
-    int resources[4];
-    int resource_count = 0;
+    std::vector<int> resources;
     double latency = 0;  // one way, end to end
     int in_flight = 0;   // messages, while sharing bandwidth
     double rate = 0;
@@ -129,7 +128,10 @@ private:
     double clock_ = 0;  // active streams' remaining bytes are as of this time
 
     // Resources: node memory [0, N), NIC out [N, 2N), NIC in [2N, 3N),
-    // uplink out [3N, 3N + C), uplink in [3N + C, 3N + 2C).
+    // uplink out [3N, 3N + C), uplink in [3N + C, 3N + 2C); on a torus of
+    // nodes, the links out of each node from 3N + 2C on (torus_links_ each).
+    int torus_links_ = 0;   // per node; 0: the network is a crossbar of NICs
+    int first_torus_link_ = 0;
     std::vector<double> capacity_;
     std::vector<double> left_;  // capacity not yet given, while sharing
     std::vector<int> users_;    // messages not yet given a rate, while sharing
@@ -146,7 +148,14 @@ Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, s
 {
     const int nodes = topology.node_count();
     const int clusters = topology.cluster_count();
-    capacity_.assign(size_t(3 * nodes + 2 * clusters), 0);
+    if (topology.torus() && nodes == topology.size()) {
+        torus_links_ = int(topology.torus()->links().size());
+        first_torus_link_ = 3 * nodes + 2 * clusters;
+    }
+    capacity_.assign(size_t(3 * nodes + 2 * clusters + nodes * torus_links_), 0);
+    for (size_t r = size_t(first_torus_link_); r < capacity_.size(); ++r) {
+        capacity_[r] = costs.link[kNetworkLink].bandwidth;
+    }
     for (int n = 0; n < nodes; ++n) {
         capacity_[n] = costs.link[kNodeLink].bandwidth;
         capacity_[nodes + n] = capacity_[2 * nodes + n] = costs.link[kNetworkLink].bandwidth;
@@ -172,8 +181,9 @@ int Model::link_class(int src, int dst) const
 }
 
 // A message within a node uses the node's memory; between nodes both NICs,
-// and between clusters both uplinks too. A resource of infinite capacity
-// never limits a message: left out.
+// and between clusters both uplinks too; on a torus of nodes, the links of its
+// route instead of NICs. A resource of infinite capacity never limits a
+// message: left out.
 int Model::path_of(int src, int dst, int cls)
 {
     const int nodes = topology_.node_count();
@@ -187,12 +197,17 @@ int Model::path_of(int src, int dst, int cls)
     Path path;
     auto use = [&](int resource) {
         if (std::isfinite(capacity_[resource])) {
-            path.resources[path.resource_count++] = resource;
+            path.resources.push_back(resource);
         }
     };
     path.latency = costs_.link[cls].latency;
     if (cls == kNodeLink) {
         use(src_node);
+    } else if (torus_links_ > 0) {
+        // One rank per node: ranks are the torus's positions.
+        for (const auto &[at, link] : topology_.torus()->route(src, dst)) {
+            use(first_torus_link_ + at * torus_links_ + link);
+        }
     } else {
         use(nodes + src_node);
         use(2 * nodes + dst_node);
@@ -413,8 +428,7 @@ void Model::share_bandwidth(double now)
     }
     for (int p : busy) {
         const Path &path = paths_[p];
-        for (int k = 0; k < path.resource_count; ++k) {
-            const int r = path.resources[k];
+        for (const int r : path.resources) {
             if (users_[r] == 0) {
                 touched_.push_back(r);
                 left_[r] = capacity_[r];
@@ -446,8 +460,7 @@ void Model::share_bandwidth(double now)
                 continue;  // fixed by an earlier bottleneck
             }
             path.rate = share;
-            for (int k = 0; k < path.resource_count; ++k) {
-                const int other = path.resources[k];
+            for (const int other : path.resources) {
                 left_[other] -= share * path.in_flight;
                 users_[other] -= path.in_flight;
                 if (users_[other] > 0 && other != r) {

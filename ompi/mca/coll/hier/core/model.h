@@ -8,6 +8,13 @@
 //   NIC out and NIC in (network bandwidth each, full duplex), each cluster's
 //   uplink out and in (backbone bandwidth each). A message between nodes
 //   uses its nodes' NICs, and between clusters also both uplinks;
+// - on a torus of nodes (coll_hier_torus_dims, one rank per node) there are
+//   no NICs: each node's links out (one per direction, network bandwidth
+//   each), and a message between nodes uses every link of its
+//   dimension-ordered route (torus.h: Torus::route), so routes that share a
+//   link share its bandwidth. The latency stays the class's whatever the
+//   hops: a router adds little per hop, and the probe measures the median
+//   over the pairs;
 // - the messages using a resource share it max-min fairly (progressive
 //   filling, recomputed whenever a message starts or ends);
 // - a message arrives one latency after its last byte left (network latency,
@@ -21,8 +28,9 @@
 //   a larger one waits for its receive: the request goes over (a latency),
 //   the receive is posted, the answer comes back (a latency), then the data.
 // Not modelled: TCP's own behaviour (slow start, losses under many flows),
-// switches inside a cluster (the network is a full crossbar of NICs),
-// memory bandwidth beyond the node's, progress stalls.
+// switches inside a cluster (without a torus the network is a full crossbar
+// of NICs), the CPU time of forwarding on a torus whose nodes route in
+// software, memory bandwidth beyond the node's, progress stalls.
 #pragma once
 
 #include <cstddef>

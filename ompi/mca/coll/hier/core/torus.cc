@@ -50,6 +50,21 @@ bool Torus::shortens(int from, int to, TorusLink link) const
     return link.dir > 0 ? 2 * ahead <= n : 2 * ahead >= n;
 }
 
+std::vector<std::pair<int, int>> Torus::route(int from, int to) const
+{
+    std::vector<std::pair<int, int>> hops;
+    int at = from;
+    for (size_t index = 0; index < links_.size(); ++index) {
+        const TorusLink link = links_[index];
+        // The + link comes first in links(): a tie goes that way.
+        while (coordinate(at, link.dim) != coordinate(to, link.dim) && shortens(at, to, link)) {
+            hops.emplace_back(at, int(index));
+            at = step(at, link);
+        }
+    }
+    return hops;
+}
+
 int Torus::distance(int a, int b) const
 {
     int total = 0;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hier {
@@ -48,6 +49,12 @@ public:
     // `to` is opposite on an even ring).
     int hops(int from, int to, int dim) const;
     bool shortens(int from, int to, TorusLink link) const;
+    // The links a message takes from `from` to `to`, hop by hop, as (the rank
+    // it leaves, the index of the link in links()): dimension by dimension,
+    // lowest first, each the shorter way round, a tie (opposite on an even
+    // ring) the + way. Deterministic dimension-ordered routing, as torus
+    // networks commonly route and as the emulated torus does (contrib/cluster).
+    std::vector<std::pair<int, int>> route(int from, int to) const;
 
     // Rank with coordinates rank - root (rank + root for absolute), modulo
     // the sizes.
