@@ -452,6 +452,11 @@ test_torus() {
         "$coll_checker" --op gather --counts 4096,0,1 --types "int,contig->vector" --comms world --cart 4x4 \
         -- --mca coll_hier_torus_dims 4x4
     alltoall_by_name torus 16 "$ALLTOALL_ROWS"
+    # Told the torus: mesh's rings are its rings, the hypercube's embedding
+    # seeks neighbours, and auto's model routes over its links.
+    alltoall_by_name torus 16 "mesh hypercube" --mca coll_hier_torus_dims 4x4
+    hier_check torus "alltoall_check, auto told the torus" 16 "torus 4x4): " \
+        "$checker" --counts 1,100,4096 --types int,vector --comms world,dup -- --mca coll_hier_torus_dims 4x4
 }
 
 # ------------------------------------------------------------------- hetero

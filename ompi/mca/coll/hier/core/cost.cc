@@ -41,11 +41,13 @@ Costs locality_costs(const Topology &topology)
     for (int rank = 0; rank < topology.size(); ++rank) {
         cluster_of_node[topology.node_of(rank)] = topology.cluster_of(rank);
     }
+    const Torus *torus = topology.torus_of_nodes();
     std::vector<double> matrix(size_t(n) * size_t(n));
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
+            const double hops = torus ? torus->distance(a, b) : 1;
             matrix[size_t(a) * n + b] = a == b ? kSameNodeCost
-                                        : cluster_of_node[a] == cluster_of_node[b] ? kSameClusterCost
+                                        : cluster_of_node[a] == cluster_of_node[b] ? kSameClusterCost * hops
                                                                                    : kOtherClusterCost;
         }
     }

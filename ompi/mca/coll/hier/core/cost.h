@@ -6,7 +6,9 @@
 // Sources:
 //   locality   levels from the topology hier knows: two processes of one
 //              node cost kSameNodeCost, of one cluster kSameClusterCost,
-//              of different clusters kOtherClusterCost (the default);
+//              of different clusters kOtherClusterCost (the default); on a
+//              torus of nodes, kSameClusterCost per hop of the shortest
+//              path, so that an embedding seeks neighbours;
 //   probe      the latency probe's one-way latency between node leaders, in
 //              microseconds; two processes of one node cost
 //              kProbeSameNodeShare of the lowest latency between nodes;

@@ -148,8 +148,8 @@ Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, s
 {
     const int nodes = topology.node_count();
     const int clusters = topology.cluster_count();
-    if (topology.torus() && nodes == topology.size()) {
-        torus_links_ = int(topology.torus()->links().size());
+    if (const Torus *torus = topology.torus_of_nodes()) {
+        torus_links_ = int(torus->links().size());
         first_torus_link_ = 3 * nodes + 2 * clusters;
     }
     capacity_.assign(size_t(3 * nodes + 2 * clusters + nodes * torus_links_), 0);
@@ -204,8 +204,7 @@ int Model::path_of(int src, int dst, int cls)
     if (cls == kNodeLink) {
         use(src_node);
     } else if (torus_links_ > 0) {
-        // One rank per node: ranks are the torus's positions.
-        for (const auto &[at, link] : topology_.torus()->route(src, dst)) {
+        for (const auto &[at, link] : topology_.torus_of_nodes()->route(src, dst)) {
             use(first_torus_link_ + at * torus_links_ + link);
         }
     } else {

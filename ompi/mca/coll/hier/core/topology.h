@@ -58,6 +58,9 @@ public:
     // The torus, or nullptr; and its partition for the OPT scatter, made
     // once (only with a torus).
     const Torus *torus() const { return torus_ ? &torus_->torus : nullptr; }
+    // The torus when its positions are nodes (one rank per node), so that it
+    // is the network's shape: node n is rank n. Else nullptr.
+    const Torus *torus_of_nodes() const { return node_count() == size() ? torus() : nullptr; }
     const TorusPartition &torus_partition() const { return torus_->partition; }
 
     // "4,3,2,1 over 10 ranks" style description, for messages and tools.
