@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cost.h"
+#include "hypercube.h"
 #include "topology.h"
 
 namespace hier {
@@ -109,6 +110,28 @@ TEST(Costs, LocalityLevels)
     EXPECT_EQ(costs(2, 4), kOtherClusterCost);
     EXPECT_EQ(costs(4, 3), kSameNodeCost);
     EXPECT_EQ(topology.costs()(1, 3), kOtherClusterCost);  // the topology's default
+}
+
+TEST(Costs, LocalityOnATorusOfNodesCostsHopsAndTheHypercubeFindsNeighbours)
+{
+    // 4x4, one rank per node: 10 per hop. A ring of 4 is a square, so the
+    // 4-cube fits the torus with every partner a neighbour: calc_cost 4 x 10,
+    // where blind's partners at XOR 2 and 8 are two hops away (60).
+    const Topology torus = Topology::from_torus_dims({4, 4});
+    EXPECT_EQ(torus.costs()(0, 1), kSameClusterCost);
+    EXPECT_EQ(torus.costs()(0, 2 * 4 + 2), 4 * kSameClusterCost);
+    EXPECT_EQ(torus.costs()(0, 3 * 4 + 3), 2 * kSameClusterCost);
+    const HypercubePlan &plan = torus.hypercube();
+    EXPECT_EQ(plan.cost, 4 * kSameClusterCost);
+    EXPECT_EQ(plan.blind_cost, 6 * kSameClusterCost);
+    for (int rank = 0; rank < 16; ++rank) {
+        for (int dim = 0; dim < plan.dims; ++dim) {
+            EXPECT_EQ(torus.torus()->distance(rank, plan.partner(rank, dim)), 1) << rank << " dim " << dim;
+        }
+    }
+    // Several ranks per node: the torus is not the network's; levels as before.
+    const Topology shared({0, 0, 1, 1, 2, 2, 3, 3}, {}, {2, 4});
+    EXPECT_EQ(shared.costs()(0, 7), kSameClusterCost);
 }
 
 TEST(Costs, ProbeLatenciesInMicrosecondsAndAShareOfTheLowestWithinNodes)
