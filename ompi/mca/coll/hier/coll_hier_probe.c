@@ -14,7 +14,11 @@
  * half the fastest of the others. Cost, the bound the verbose line reports
  * against: at most rounds * HIER_PROBE_ROUND_TRIPS round trips of the
  * slowest pair, rounds = N or N - 1 for N nodes, then one allreduce of the
- * N x N matrix. Memory: the N x N matrix (N nodes, not p ranks).
+ * N x N matrix (and a flag). Memory: the N x N matrix (N nodes, not p ranks).
+ *
+ * Both probes end in one allreduce that every rank reaches, even after a
+ * failed send or receive, with a flag in it: every rank returns the same
+ * outcome, so every rank then makes the same decisions.
  *
  * The message probe (coll_hier_link_costs with probe) measures what a
  * small message costs as a collective sees it: every rank busy at once
@@ -29,7 +33,7 @@
  * and the model charges the backbone the network's cost per message anyway.
  * Averaged over the ranks that have partners of the class. Cost: 2 classes
  * of HIER_PROBE_ROUND_TRIPS exchanges of at most 2 * HIER_PROBE_REACH
- * messages each way per rank, then one allreduce of five numbers. Memory:
+ * messages each way per rank, then one allreduce of six numbers. Memory:
  * the stack's.
  */
 #include "coll_hier.h"
@@ -107,7 +111,8 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
             leaders[nodes++] = r;
         }
     }
-    latency = calloc((size_t) nodes * nodes, sizeof(*latency));
+    /* The matrix, then a flag: a leader whose ping-pongs failed says so. */
+    latency = calloc((size_t) nodes * nodes + 1, sizeof(*latency));
     if (NULL == latency) {
         free(leaders);
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -124,14 +129,15 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         }
     }
     free(leaders);
-    if (OMPI_SUCCESS == rc) {
-        /* Each pair's latency was written by one leader, zeros elsewhere. */
-        rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes, MPI_DOUBLE, MPI_MAX, comm,
-                                        module->previous.allreduce_module);
-    }
-    if (OMPI_SUCCESS != rc) {
+    /* Every rank reaches the allreduce, even after a failed ping-pong, and
+     * every rank then returns the same outcome. Each pair's latency was
+     * written by one leader, zeros elsewhere. */
+    latency[nodes * nodes] = OMPI_SUCCESS != rc;
+    rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes + 1, MPI_DOUBLE, MPI_MAX, comm,
+                                    module->previous.allreduce_module);
+    if (OMPI_SUCCESS != rc || latency[nodes * nodes] > 0) {
         free(latency);
-        return rc;
+        return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
     }
     if (0 == rank) {
         opal_output_verbose(1, mca_coll_hier_component.output,
@@ -215,8 +221,9 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     const double start = mca_coll_hier_now();
     /* {sum over ranks with node partners, their count, the same for the
-     * network, ranks that left partners in other clusters out} */
-    double sums[5] = {0, 0, 0, 0, 0};
+     * network, ranks that left partners in other clusters out, ranks whose
+     * exchange failed} */
+    double sums[6] = {0, 0, 0, 0, 0, 0};
     int rc = OMPI_SUCCESS;
 
     if (NULL == module->previous.allreduce) {
@@ -234,12 +241,12 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
             sums[2 * link_class + 1] += 1;
         }
     }
-    if (OMPI_SUCCESS == rc) {
-        rc = module->previous.allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, comm,
-                                        module->previous.allreduce_module);
-    }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    /* Every rank reaches the allreduce and returns the same outcome. */
+    sums[5] = OMPI_SUCCESS != rc;
+    rc = module->previous.allreduce(MPI_IN_PLACE, sums, 6, MPI_DOUBLE, MPI_SUM, comm,
+                                    module->previous.allreduce_module);
+    if (OMPI_SUCCESS != rc || sums[5] > 0) {
+        return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
     }
     for (int c = 0; c < 2; ++c) {
         per_message[c] = sums[2 * c + 1] > 0 ? sums[2 * c] / sums[2 * c + 1] : -1;
