@@ -45,10 +45,11 @@ Costs locality_costs(const Topology &topology)
     std::vector<double> matrix(size_t(n) * size_t(n));
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
-            const double hops = torus ? torus->distance(a, b) : 1;
+            const double beyond_first = torus ? torus->distance(a, b) - 1 : 0;
             matrix[size_t(a) * n + b] = a == b ? kSameNodeCost
-                                        : cluster_of_node[a] == cluster_of_node[b] ? kSameClusterCost * hops
-                                                                                   : kOtherClusterCost;
+                                        : cluster_of_node[a] == cluster_of_node[b]
+                                            ? kSameClusterCost * (1 + kTorusHopShare * beyond_first)
+                                            : kOtherClusterCost;
         }
     }
     return Costs(node_units(topology), n, std::move(matrix), "locality");

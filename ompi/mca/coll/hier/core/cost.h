@@ -7,8 +7,9 @@
 //   locality   levels from the topology hier knows: two processes of one
 //              node cost kSameNodeCost, of one cluster kSameClusterCost,
 //              of different clusters kOtherClusterCost (the default); on a
-//              torus of nodes, kSameClusterCost per hop of the shortest
-//              path, so that an embedding seeks neighbours;
+//              torus of nodes, two nodes h hops apart cost kSameClusterCost
+//              (1 + kTorusHopShare (h - 1)), so that an embedding seeks
+//              neighbours;
 //   probe      the latency probe's one-way latency between node leaders, in
 //              microseconds; two processes of one node cost
 //              kProbeSameNodeShare of the lowest latency between nodes;
@@ -30,6 +31,13 @@ constexpr double kSameNodeCost = 1;
 constexpr double kSameClusterCost = 10;
 constexpr double kOtherClusterCost = 100;
 constexpr double kProbeSameNodeShare = 0.1;
+// What each hop beyond the first adds to a latency on a torus, as a share of
+// a neighbour's: a quarter on the emulated torus (contrib/cluster README: a
+// 1-byte round trip takes 28 us to a neighbour, 49 us 4 hops away), less on
+// a torus whose routers forward in hardware. The cost is a latency's: the
+// gain auto asks of an embedding (15 %) should come from latency, since
+// barrier and small blocks are what the hypercube collectives win.
+constexpr double kTorusHopShare = 0.25;
 
 // cost(a, b) between ranks a != b (0 for a == b), symmetric.
 //
