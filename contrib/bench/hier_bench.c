@@ -314,14 +314,15 @@ static void set_hier(const char *param, const char *value_name, int value)
 
 /* The calls with which hier's alltoall auto may measure candidates, where
  * its model cannot tell them from Open MPI's (coll_hier_auto_trial_calls
- * per contender, at most 4 contenders): the warm-up covers them, so that
- * the timed iterations run what auto kept. 0 without hier. */
+ * per contender and round, at most 4 contenders and 3 rounds): the warm-up
+ * covers them, so that the timed iterations run what auto kept. 0 without
+ * hier. */
 static int auto_trial_calls(const char *collective)
 {
     const int index = cvar_index("coll_hier_auto_trial_calls");
     int calls = 0;
     if (strcmp(collective, "alltoall") != 0 || index < 0 || cvar_access(index, &calls, 0) != MPI_SUCCESS) return 0;
-    return 4 * (calls > 0 ? calls : 0);
+    return 4 * 3 * (calls > 0 ? calls : 0);
 }
 
 /* Duplicates MPI_COMM_WORLD under the variant's settings, then puts the

@@ -561,13 +561,17 @@ TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
         EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", expected[call % 3]) << call;
     }
     EXPECT_NE(std::string(trial.choice(0).reason).find("measuring it against lg_overlap and lg_at_once over the "
-                                                       "first 9 calls"),
+                                                       "first 9 calls of this size class (up to 27 where their "
+                                                       "times spread more than they differ)"),
               std::string::npos)
         << trial.choice(0).reason;
     // Open MPI's 10 ms, lg_overlap 9 ms, lg_at_once 9.5 ms; one call of
-    // lg_overlap 30 ms (a stall): its median stays 9.
+    // lg_overlap 30 ms (a stall): its median stays 9, and its median absolute
+    // deviation 0: no other round.
     trial.seconds() = {10e-3, 9e-3, 9.5e-3, 10e-3, 30e-3, 9.5e-3, 10e-3, 9e-3, 9.5e-3};
     std::string line;
+    EXPECT_FALSE(trial.extend(&line));
+    EXPECT_EQ(trial.calls(), 9);
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "lg_overlap");
@@ -591,6 +595,41 @@ TEST(Trial, KeepsOpenMpisUnlessARowIsClearlyFaster)
     trial.seconds() = {10e-3, 9.5e-3, 10e-3, 9.5e-3};
     ASSERT_NE(trial.conclude(nullptr).algorithm, nullptr);
     EXPECT_STREQ(trial.conclude(nullptr).algorithm->name, "hypercube");
+}
+
+TEST(Trial, TakesAnotherRoundWhileTheCallsSpreadMoreThanTheMediansDiffer)
+{
+    Trial trial({row("hypercube"), row("mesh")}, 3);
+    // Open MPI's calls 1.0, 2.0, 1.2 ms (median 1.2, deviation 0.2);
+    // hypercube's 0.9, 1.8, 1.1 (median 1.1, deviation 0.2); mesh 3 ms.
+    trial.seconds() = {1.0e-3, 0.9e-3, 3e-3, 2.0e-3, 1.8e-3, 3e-3, 1.2e-3, 1.1e-3, 3e-3};
+    std::string line;
+    ASSERT_TRUE(trial.extend(&line));
+    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 1.2ms, hypercube 1.1ms, "
+                    "mesh 3ms; hypercube and open-mpi differ by 100us, their calls spread 200us: 3 more calls each");
+    ASSERT_EQ(trial.calls(), 18);
+    const char *in_turn[] = {"fallback", "hypercube", "mesh"};
+    for (int call = 9; call < 18; ++call) {
+        const Choice choice = trial.choice(call);
+        EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", in_turn[call % 3]);
+    }
+    // The second round: Open MPI's steady at 1.2, hypercube at 0.9. Over 6
+    // calls each: medians 1.2 and 0.9, deviations 0 and 0: decided.
+    const std::vector<double> second = {1.2e-3, 0.9e-3, 3e-3, 1.2e-3, 0.9e-3, 3e-3, 1.2e-3, 0.9e-3, 3e-3};
+    std::copy(second.begin(), second.end(), trial.seconds().begin() + 9);
+    EXPECT_FALSE(trial.extend(&line));
+    const Choice kept = trial.conclude(&line);
+    ASSERT_NE(kept.algorithm, nullptr);
+    EXPECT_STREQ(kept.algorithm->name, "hypercube");
+    EXPECT_EQ(line.rfind("measured over 6 calls each", 0), 0u) << line;
+    // At most kTrialRounds rounds, however close.
+    Trial tied({row("hypercube")}, 1);
+    int rounds = 1;
+    while (tied.extend(nullptr)) {
+        ++rounds;
+    }
+    EXPECT_EQ(rounds, kTrialRounds);
+    EXPECT_EQ(tied.calls(), 2 * kTrialRounds);
 }
 
 } // namespace

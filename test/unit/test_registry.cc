@@ -244,7 +244,9 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
         row_of_call[size_t(call)] = chosen;
         seconds[call] = call % 4 == 2 ? 0.08 : 0.10;
     }
-    hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason, line, sizeof line);
+    EXPECT_EQ(hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason, line,
+                                       sizeof line),
+              1);
     EXPECT_EQ(chosen, row_of_call[2]);
     EXPECT_NE(std::strstr(line, "measured over 2 calls each"), nullptr) << line;
     // Decided: the same row from now on, for the whole size class, no trial.
@@ -255,6 +257,35 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
                                sizeof reason, line, sizeof line) != nullptr,
               true);
     EXPECT_EQ(trial_call, -1);
+    hier_comm_destroy(comm);
+
+    // Times that spread more than they differ: another round. Open MPI's
+    // 0.10 and 0.14 s (median 0.12, deviation 0.02), the second row's 0.10
+    // and 0.12 (0.11, 0.01), the others' 0.2; then Open MPI's 0.12 twice and
+    // the second row's 0.06 twice: medians 0.12 and 0.08, decided.
+    comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    const double open_mpi[] = {0.10, 0.14, 0.12, 0.12};
+    const double second_row[] = {0.10, 0.12, 0.06, 0.06};
+    for (int round = 0; round < 2; ++round) {
+        for (int call = 8 * round; call < 8 * (round + 1); ++call) {
+            select(&chosen, &trial_call);
+            ASSERT_EQ(trial_call, call);
+            row_of_call[size_t(call % 8)] = chosen;
+            seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
+            seconds[call] = call % 4 == 0 ? open_mpi[call / 4] : call % 4 == 2 ? second_row[call / 4] : 0.2;
+        }
+        const int concluded = hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason,
+                                                       line, sizeof line);
+        EXPECT_EQ(concluded, round);
+        EXPECT_NE(std::strstr(line, round == 0 ? "2 more calls each" : "measured over 4 calls each"), nullptr)
+            << line;
+        if (round == 0) {
+            hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
+            EXPECT_EQ(calls, 16);
+        }
+    }
+    EXPECT_EQ(chosen, row_of_call[2]);
     hier_comm_destroy(comm);
 
     // Measuring off: the model's choice at once.

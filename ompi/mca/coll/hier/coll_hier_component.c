@@ -213,7 +213,9 @@ static int hier_register(void)
         "on one), the first calls of that size class of blocks run Open MPI's and up to 3 of "
         "those algorithms in turn, N calls each, and keep for the class the one whose median "
         "(each call the slowest rank's time) is lowest, if 3 % below Open MPI's, else Open MPI's. "
-        "The last of those calls adds one MPI_Allreduce of at most 4N doubles. 0: the model "
+        "Where the fastest's median and Open MPI's differ by no more than their calls spread "
+        "(median absolute deviation), another N calls each, up to 3N in all. The last call of "
+        "each round adds one MPI_Allreduce of at most 12N doubles. 0: the model "
         "decides alone, the same on every run (values below 0 count as 0). Fixed per "
         "communicator when it is created",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,

@@ -717,8 +717,14 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    hier_comm_trial_conclude(module->topology, op, block_bytes, &chosen, reason, sizeof(reason),
-                             line, sizeof(line));
+    if (!hier_comm_trial_conclude(module->topology, op, block_bytes, &chosen, reason, sizeof(reason),
+                                  line, sizeof(line))) {
+        if (0 == ompi_comm_rank(comm)) {  /* another round: said at verbose 2 */
+            opal_output_verbose(2, mca_coll_hier_component.output, "coll:hier: %s on %s: %s",
+                                hier_op_name(op), comm->c_name, line);
+        }
+        return OMPI_SUCCESS;
+    }
     if (HIER_ALG_FALLBACK != chosen) {
         hier_describe_settings(module, op, reason, sizeof(reason));
     }

@@ -235,10 +235,12 @@ std::string describe(const Comparison &comparison)
 }
 
 Trial::Trial(std::vector<const Algorithm *> rows, int calls_each)
-    : rows_(std::move(rows)), seconds_((rows_.size() + 1) * size_t(std::max(calls_each, 1)), 0.0)
+    : rows_(std::move(rows)), calls_each_(std::max(calls_each, 1)),
+      seconds_((rows_.size() + 1) * size_t(calls_each_), 0.0)
 {
     measuring_ = "measuring it against " + names(rows_) + " over the first " + std::to_string(seconds_.size()) +
-                 " calls of this size class";
+                 " calls of this size class (up to " + std::to_string(kTrialRounds * seconds_.size()) +
+                 " where their times spread more than they differ)";
 }
 
 Choice Trial::choice(int index) const
@@ -247,26 +249,67 @@ Choice Trial::choice(int index) const
     return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1]);
 }
 
-Choice Trial::conclude(std::string *line) const
+// Each contender's calls, Open MPI's first.
+std::vector<double> Trial::medians() const
 {
     const size_t contenders = rows_.size() + 1;
-    std::vector<double> medians;
+    std::vector<double> result;
     for (size_t contender = 0; contender < contenders; ++contender) {
         std::vector<double> calls;
         for (size_t call = contender; call < seconds_.size(); call += contenders) {
             calls.push_back(seconds_[call]);
         }
-        medians.push_back(median(calls));
+        result.push_back(median(calls));
     }
-    const size_t fastest = size_t(std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
-    const bool row_wins = medians[fastest] <= medians[0] * (1 - kTrialGain);
-    if (line) {
-        *line = "measured over " + std::to_string(seconds_.size() / contenders) +
-                " calls each (medians of the slowest rank's): open-mpi " + format_seconds(medians[0]);
-        for (size_t i = 0; i < rows_.size(); ++i) {
-            *line += std::string(", ") + rows_[i]->name + " " + format_seconds(medians[i + 1]);
+    return result;
+}
+
+std::string Trial::measured(const std::vector<double> &medians) const
+{
+    std::string line = "measured over " + std::to_string(seconds_.size() / (rows_.size() + 1)) +
+                       " calls each (medians of the slowest rank's): open-mpi " + format_seconds(medians[0]);
+    for (size_t i = 0; i < rows_.size(); ++i) {
+        line += std::string(", ") + rows_[i]->name + " " + format_seconds(medians[i + 1]);
+    }
+    return line;
+}
+
+bool Trial::extend(std::string *line)
+{
+    if (rounds_ >= kTrialRounds) {
+        return false;
+    }
+    const size_t contenders = rows_.size() + 1;
+    const std::vector<double> middle = medians();
+    const size_t fastest = size_t(std::min_element(middle.begin() + 1, middle.end()) - middle.begin());
+    auto spread = [&](size_t contender) {  // the median absolute deviation of its calls
+        std::vector<double> deviations;
+        for (size_t call = contender; call < seconds_.size(); call += contenders) {
+            deviations.push_back(std::fabs(seconds_[call] - middle[contender]));
         }
-        *line += std::string("; picks ") + (row_wins ? rows_[fastest - 1]->name : "fallback");
+        return median(deviations);
+    };
+    const double noise = std::max(spread(0), spread(fastest));
+    if (std::fabs(middle[fastest] - middle[0]) > noise) {
+        return false;
+    }
+    if (line) {
+        *line = measured(middle) + "; " + rows_[fastest - 1]->name + " and open-mpi differ by " +
+                format_seconds(std::fabs(middle[fastest] - middle[0])) + ", their calls spread " +
+                format_seconds(noise) + ": " + std::to_string(calls_each_) + " more calls each";
+    }
+    ++rounds_;
+    seconds_.resize(seconds_.size() + contenders * size_t(calls_each_), 0.0);
+    return true;
+}
+
+Choice Trial::conclude(std::string *line) const
+{
+    const std::vector<double> middle = medians();
+    const size_t fastest = size_t(std::min_element(middle.begin() + 1, middle.end()) - middle.begin());
+    const bool row_wins = middle[fastest] <= middle[0] * (1 - kTrialGain);
+    if (line) {
+        *line = measured(middle) + "; picks " + (row_wins ? rows_[fastest - 1]->name : "fallback");
     }
     return row_wins ? pick(HIER_OP_ALLTOALL, rows_[fastest - 1])
                     : fallback("the hier algorithms the model could not tell from it measured no faster");

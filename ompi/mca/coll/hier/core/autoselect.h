@@ -51,6 +51,11 @@ constexpr double kTrialGain = 0.03;
 // Rows measured at most: the model's error is larger than the gaps between
 // the rows it ranks close, but each row measured costs calls.
 constexpr size_t kTrialRows = 3;
+// Rounds of calls a trial may take: it measures another round while the
+// fastest row's median and Open MPI's differ by no more than their calls
+// spread (on the emulated torus one call can take twice the next, and
+// 3 calls each kept the slower contender in some classes).
+constexpr int kTrialRounds = 3;
 // Beyond this, building every rank's schedule for every row and running
 // the model on them at the first call of a size class (work growing as p^2
 // messages per row and machine, and p^3 for edgecolor's colourings) costs
@@ -109,9 +114,9 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
 // model left open: with n rows, call i runs contender i mod (n + 1), Open
 // MPI's first (in turn, so that drift of the machine hits all alike). The
 // caller records each call's time, takes each call's largest over the ranks
-// (every rank must then conclude from the same times), and concludes: the
-// row whose calls have the lowest median, if that is kTrialGain below Open
-// MPI's.
+// (every rank must then decide from the same times), and at the end of each
+// round of calls asks whether to extend; once not, concludes: the row whose
+// calls have the lowest median, if that is kTrialGain below Open MPI's.
 class Trial {
 public:
     Trial(std::vector<const Algorithm *> rows, int calls_each);
@@ -119,11 +124,22 @@ public:
     // What call `index` of the trial runs.
     Choice choice(int index) const;
     std::vector<double> &seconds() { return seconds_; }
+    // With every call so far recorded: true, calls() grown by another round
+    // of calls_each per contender, and one line saying why, when the fastest
+    // row's median and Open MPI's differ by no more than the larger of their
+    // calls' median absolute deviations and fewer than kTrialRounds rounds
+    // ran.
+    bool extend(std::string *line);
     // The choice from the recorded times, and one line saying why.
     Choice conclude(std::string *line) const;
 
 private:
+    std::vector<double> medians() const;
+    std::string measured(const std::vector<double> &medians) const;
+
     std::vector<const Algorithm *> rows_;
+    int calls_each_;
+    int rounds_ = 1;
     std::vector<double> seconds_;
     std::string measuring_;  // the fallback's reason during the trial
 };

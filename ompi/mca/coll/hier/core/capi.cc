@@ -501,12 +501,16 @@ double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_by
     return trial.seconds().data();
 }
 
-void hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen, char *reason,
-                              size_t reasonlen, char *line, size_t linelen)
+int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen, char *reason,
+                             size_t reasonlen, char *line, size_t linelen)
 {
     hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
     std::string text;
     try {
+        if (decision.trial->extend(&text)) {
+            write_line(line, linelen, text);
+            return 0;
+        }
         decision.choice = decision.trial->conclude(&text);
     } catch (...) {  // no C++ exception may reach the C glue
         decision.choice = hier::fallback("out of memory concluding the measurement");
@@ -515,6 +519,7 @@ void hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_byte
     *chosen = decision.choice.id;
     write_line(reason, reasonlen, decision.choice.reason ? decision.choice.reason : "");
     write_line(line, linelen, text);
+    return 1;
 }
 
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)

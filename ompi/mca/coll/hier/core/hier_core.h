@@ -246,7 +246,7 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
  * glue then times the call, stores its seconds at that index of
  * hier_comm_trial_seconds, and after the last call of the trial (index
  * calls - 1) reduces them to their maximum over the ranks and calls
- * hier_comm_trial_conclude. */
+ * hier_comm_trial_conclude, which may extend the trial. */
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int requested, int root,
                                         size_t block_bytes, int *chosen,
@@ -256,10 +256,14 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
 /* The seconds of each call of the trial running for block_bytes' size
  * class: an array of *calls, owned by comm. */
 double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls);
-/* Ends that trial: the class's choice from the seconds, as hier_comm_select
- * would report it (*chosen, reason), and one line saying what was measured. */
-void hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen,
-                              char *reason, size_t reasonlen, char *line, size_t linelen);
+/* After the trial's last call so far: returns 0 when the trial takes another
+ * round of calls (its times spread more than they differ; *calls of
+ * hier_comm_trial_seconds grows, the times so far kept), with one line
+ * saying why; else 1, and ends the trial: the class's choice from the
+ * seconds, as hier_comm_select would report it (*chosen, reason), and one
+ * line saying what was measured. */
+int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen,
+                             char *reason, size_t reasonlen, char *line, size_t linelen);
 
 /* Blocks of TMP the schedule needs (the glue allocates them). */
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);
