@@ -160,13 +160,14 @@ TEST(Model, OnATorusRoutesThatShareALinkShareItsBandwidth)
     }
     const Topology ring = Topology::from_torus_dims({8});
     const Topology crossbar = one_process_nodes(8);
-    for (const auto &[topology, one_way, two_ways] :
+    // (machine, messages on the busiest link sending ahead, and both ways)
+    for (const auto &[topology, ahead_load, both_ways_load] :
          {std::make_tuple(&ring, 2.0, 1.0), std::make_tuple(&crossbar, 1.0, 1.0)}) {
         const Prediction a = predict_time(*topology, one_round(8, ahead), m, 1, textbook(ts, tw));
         const Prediction b = predict_time(*topology, one_round(8, both_ways), m, 1, textbook(ts, tw));
         ASSERT_EQ(a.error + b.error, "");
-        EXPECT_NEAR(a.seconds, ts + one_way * tw * m, 1e-12);
-        EXPECT_NEAR(b.seconds, ts + two_ways * tw * m, 1e-12);
+        EXPECT_NEAR(a.seconds, ts + ahead_load * tw * m, 1e-12);
+        EXPECT_NEAR(b.seconds, ts + both_ways_load * tw * m, 1e-12);
     }
 }
 
