@@ -75,6 +75,12 @@ double median(std::vector<double> values)
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+// A trial's contender (Open MPI's at 0) whose row has the lowest median.
+size_t fastest_row(const std::vector<double> &medians)
+{
+    return size_t(std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
+}
+
 } // namespace
 
 std::string names(const std::vector<const Algorithm *> &rows, const char *last_separator)
@@ -249,17 +255,22 @@ Choice Trial::choice(int index) const
     return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1]);
 }
 
-// Each contender's calls, Open MPI's first.
+// The times of one contender's calls (0: Open MPI's).
+std::vector<double> Trial::calls_of(size_t contender) const
+{
+    std::vector<double> calls;
+    for (size_t call = contender; call < seconds_.size(); call += rows_.size() + 1) {
+        calls.push_back(seconds_[call]);
+    }
+    return calls;
+}
+
+// Each contender's median, Open MPI's first.
 std::vector<double> Trial::medians() const
 {
-    const size_t contenders = rows_.size() + 1;
     std::vector<double> result;
-    for (size_t contender = 0; contender < contenders; ++contender) {
-        std::vector<double> calls;
-        for (size_t call = contender; call < seconds_.size(); call += contenders) {
-            calls.push_back(seconds_[call]);
-        }
-        result.push_back(median(calls));
+    for (size_t contender = 0; contender <= rows_.size(); ++contender) {
+        result.push_back(median(calls_of(contender)));
     }
     return result;
 }
@@ -279,13 +290,12 @@ bool Trial::extend(std::string *line)
     if (rounds_ >= kTrialRounds) {
         return false;
     }
-    const size_t contenders = rows_.size() + 1;
     const std::vector<double> middle = medians();
-    const size_t fastest = size_t(std::min_element(middle.begin() + 1, middle.end()) - middle.begin());
+    const size_t fastest = fastest_row(middle);
     auto spread = [&](size_t contender) {  // the median absolute deviation of its calls
-        std::vector<double> deviations;
-        for (size_t call = contender; call < seconds_.size(); call += contenders) {
-            deviations.push_back(std::fabs(seconds_[call] - middle[contender]));
+        std::vector<double> deviations = calls_of(contender);
+        for (double &seconds : deviations) {
+            seconds = std::fabs(seconds - middle[contender]);
         }
         return median(deviations);
     };
@@ -299,14 +309,14 @@ bool Trial::extend(std::string *line)
                 format_seconds(noise) + ": " + std::to_string(calls_each_) + " more calls each";
     }
     ++rounds_;
-    seconds_.resize(seconds_.size() + contenders * size_t(calls_each_), 0.0);
+    seconds_.resize(seconds_.size() + (rows_.size() + 1) * size_t(calls_each_), 0.0);
     return true;
 }
 
 Choice Trial::conclude(std::string *line) const
 {
     const std::vector<double> middle = medians();
-    const size_t fastest = size_t(std::min_element(middle.begin() + 1, middle.end()) - middle.begin());
+    const size_t fastest = fastest_row(middle);
     const bool row_wins = middle[fastest] <= middle[0] * (1 - kTrialGain);
     if (line) {
         *line = measured(middle) + "; picks " + (row_wins ? rows_[fastest - 1]->name : "fallback");

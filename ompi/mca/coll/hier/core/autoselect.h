@@ -134,6 +134,7 @@ public:
     Choice conclude(std::string *line) const;
 
 private:
+    std::vector<double> calls_of(size_t contender) const;
     std::vector<double> medians() const;
     std::string measured(const std::vector<double> &medians) const;
 
