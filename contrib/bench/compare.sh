@@ -34,7 +34,12 @@
 # iteration by iteration, so that every variant meets the machine in the same
 # state. With -J, each is a job of its own ("open-mpi" then leaves hier out
 # of the coll list), in turn. Either way they run REPS times over; a size's
-# time is the median over the repetitions of hier_bench's average. The
+# time is the median over the repetitions of hier_bench's average (or
+# median, -S). In one job the table also gives the paired speed-up: per
+# iteration, Open MPI's time over hier's in that same iteration, the median
+# of that over the iterations (of the repetitions' medians), and the lowest
+# lower end of its 95 % interval; a slow phase of the machine slows both
+# sides of a pair, so it is steadier than the ratio of two averages. The
 # physical limit comes from the scenario (its `limit` key); the table gives
 # hier's time against it.
 set -euo pipefail
@@ -115,7 +120,7 @@ IFS=, read -ra named <<<"$algorithms"
 variants+=("${named[@]}")
 [[ "$algorithms" == *+* ]] && jobs=each
 bench_args=(-c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 -f csv)
-echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us" >"$raw"
+echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us,over_first,over_first_low,over_first_high" >"$raw"
 for ((rep = 1; rep <= reps; ++rep)); do
     if [ "$jobs" = one ]; then
         read -ra extra <<<"$(variant_args hier)"
@@ -197,14 +202,20 @@ limit_us() {
     )
 }
 
-# Median over repetitions, per variant and size.
-median_table=$(awk -F, -v column="$stat_column" 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $column; ok[key] = ok[key] $10}
-    END {for (key in n) {m = n[key]; for (i = 1; i <= m; i++) a[i] = v[key, i];
-         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
-         med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
-         printf "%s,%.1f,%s\n", key, med, (ok[key] ~ /Fail/ ? "Fail" : "Pass")}}' "$raw")
+# Per variant and size: the median over repetitions of the statistic and of
+# the paired ratio to Open MPI's (hier_bench's over_first: in one job,
+# open-mpi is the first variant), the largest upper end of its 95 % interval,
+# and whether every byte checked.
+median_table=$(awk -F, -v column="$stat_column" 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $column
+        r[key, n[key]] = $13; if ($15 > high[key]) high[key] = $15; ok[key] = ok[key] $10}
+    function median(x, m,    i, j, t, a) {for (i = 1; i <= m; i++) a[i] = x[i]
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+        return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}
+    END {for (key in n) {m = n[key]; delete a; delete b
+         for (i = 1; i <= m; i++) {a[i] = v[key, i]; b[i] = r[key, i]}
+         printf "%s,%.1f,%s,%.4f,%.4f\n", key, median(a, m), (ok[key] ~ /Fail/ ? "Fail" : "Pass"), median(b, m), high[key]}}' "$raw")
 
-header="size,open-mpi_us,hier_us,speedup,limit_us,hier_over_limit,open-mpi_over_limit"
+header="size,open-mpi_us,hier_us,speedup,paired_speedup,paired_speedup_low,limit_us,hier_over_limit,open-mpi_over_limit"
 for variant in "${named[@]}"; do header+=",${variant}_us"; done
 header+=",validation"
 echo "$header" >"$csv"
@@ -212,10 +223,13 @@ for size in $(cut -d, -f2 <<<"$median_table" | sort -n | uniq); do
     get() { awk -F, -v v="$1" -v s="$size" '$1 == v && $2 == s {print $3}' <<<"$median_table"; }
     valid=$(awk -F, -v s="$size" '$2 == s && $4 == "Fail" {f = 1} END {print f ? "Fail" : "Pass"}' <<<"$median_table")
     ompi=$(get open-mpi) hier=$(get hier) limit=$(limit_us "$size")
-    row=$(awk -v s="$size" -v o="$ompi" -v h="$hier" -v l="$limit" 'BEGIN {
+    paired=$(awk -F, -v s="$size" '$1 == "hier" && $2 == s {print $5 "," $6}' <<<"$median_table")
+    row=$(awk -v s="$size" -v o="$ompi" -v h="$hier" -v l="$limit" -v p="$paired" -v one="$jobs" 'BEGIN {
         bounded = l != "-" && l > 0
-        printf "%d,%.1f,%.1f,%.2f,%s,%s,%s", s, o, h, o / h, l,
-               bounded ? sprintf("%.2f", h / l) : "-", bounded ? sprintf("%.2f", o / l) : "-"}')
+        split(p, ratio, ",")   # hier over Open MPI, per iteration: its median, the interval upper end
+        printf "%d,%.1f,%.1f,%.2f,%s,%s,%s,%s,%s", s, o, h, o / h,
+               one == "one" ? sprintf("%.2f", 1 / ratio[1]) : "-", one == "one" ? sprintf("%.2f", 1 / ratio[2]) : "-",
+               l, bounded ? sprintf("%.2f", h / l) : "-", bounded ? sprintf("%.2f", o / l) : "-"}')
     for variant in "${named[@]}"; do row+=",$(get "$variant")"; done
     echo "$row,$valid" >>"$csv"
 done
@@ -232,12 +246,13 @@ elif command -v gnuplot >/dev/null; then
     plot+="set title '$name: MPI_$collective ($start start, median of $reps)';"
     plot+="plot '$csv' every ::1 using 1:2 with linespoints title 'Open MPI',"
     plot+=" '' every ::1 using 1:3 with linespoints title 'hier (auto)'"
-    column=8
+    column=10
     for variant in "${named[@]}"; do
         plot+=", '' every ::1 using 1:$column with linespoints title 'hier $variant'"
         column=$((column + 1))
     done
-    grep -q ',-,' "$csv" || plot+=", '' every ::1 using 1:5 with lines dashtype 2 title 'physical limit'"
+    awk -F, 'NR > 1 && $7 == "-" {f = 1} END {exit !f}' "$csv" ||
+        plot+=", '' every ::1 using 1:7 with lines dashtype 2 title 'physical limit'"
     gnuplot -e "$plot" && echo "compare: plot in $png" >&2
 else
     echo "compare: no gnuplot (apt-get install gnuplot-nox): no plot" >&2

@@ -6,9 +6,12 @@
  * auto_trial_calls), then timed iterations; the time of an iteration is
  * the slowest rank's; the table gives the average, minimum and maximum of
  * that over the iterations, then one validated call (every byte checked),
- * and last the median (less moved than the average by the rare iteration
+ * then the median (less moved than the average by the rare iteration
  * that takes several times the others on a host shared by more processes
- * than cores).
+ * than cores), and last the paired ratio: the median over iterations of
+ * the variant's time over the first variant's in the same iteration, with
+ * its 95 % confidence interval (see paired_ratio; 1 for the first variant,
+ * and for a run without -v).
  *
  * Two ways to start an iteration:
  * - barrier: OSU's, MPI_Barrier then the clock. The barrier's exit skew (a
@@ -31,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -461,13 +465,56 @@ static double median_of(double *values, int n)
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-static void report(const options_t *o, const bench_call_t *call, const variant_t *v, const double *times, int iters,
-                   int late, int clock_start)
+/* The slowest rank's time per iteration, on rank 0. */
+static void slowest_per_iteration(const double *times, double *slowest, int iters)
+{
+    MPI_Reduce(times, slowest, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+}
+
+/* How far in from each end of n sorted values the distribution-free
+ * confidence interval of their median lies: the largest k (at least 1) with
+ * P(k <= B <= n - k - 1) >= 95 % for B ~ Binomial(n, 1/2), so that
+ * [x(k), x(n-k-1)], 0-based, holds the median with that confidence. Below 6
+ * values no interval reaches 95 %, and k = 1 gives [min, max]. */
+static int median_interval_inset(int n)
+{
+    double outside = 0;  /* P(B < k) */
+    int k = 0;
+    while (k < n / 2) {
+        const double p = exp(lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) - n * log(2.0));
+        if (2 * (outside + p) > 0.05) break;
+        outside += p;
+        ++k;
+    }
+    return k > 0 ? k : 1;
+}
+
+/* The paired statistic, robust to the machine's slow phases (every variant
+ * runs within each iteration, so a slow phase slows the pair): the median
+ * over iterations of this variant's time over the first variant's in the
+ * same iteration, and its 95 % interval. ratios is scratch of iters. */
+typedef struct {
+    double median, low, high;
+} paired_t;
+
+static paired_t paired_ratio(const double *slowest, const double *first, int iters, double *ratios)
+{
+    for (int i = 0; i < iters; ++i) ratios[i] = first[i] > 0 ? slowest[i] / first[i] : 1;
+    paired_t r;
+    r.median = median_of(ratios, iters);
+    const int k = iters > 1 ? median_interval_inset(iters) : 0;
+    r.low = ratios[k > 0 ? k - 1 : 0];
+    r.high = ratios[iters - (k > 0 ? k : 1)];
+    return r;
+}
+
+/* One variant's row. slowest and first (the first variant's) are rank 0's
+ * per-iteration times; the validated call runs on every rank. */
+static void report(const options_t *o, const bench_call_t *call, const variant_t *v, const double *slowest,
+                   const double *first, int iters, int late, int clock_start, double *scratch)
 {
     const collective_t *coll = o->collective;
-    double *slowest = malloc(sizeof(double) * (size_t)iters);
     int total_late = 0;
-    MPI_Reduce(times, slowest, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&late, &total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 
     bench_call_t check = *call;
@@ -484,19 +531,22 @@ static void report(const options_t *o, const bench_call_t *call, const variant_t
             if (slowest[i] < min) min = slowest[i];
             if (slowest[i] > max) max = slowest[i];
         }
+        const paired_t paired = paired_ratio(slowest, first, iters, scratch);
         const char *start = clock_start ? "clock" : "barrier";
         const char *valid = !coll->sized ? "-" : total_wrong ? "Fail" : "Pass";
         if (o->variants) printf(o->csv ? "%s," : "%-14s ", v->name);
-        const double median = median_of(slowest, iters);
+        memcpy(scratch, slowest, sizeof(double) * (size_t)iters);  /* slowest stays in order: it may be first */
+        const double median = median_of(scratch, iters);
         if (o->csv)
-            printf("%s,%s,%zu,%.2f,%.2f,%.2f,%d,%s,%d,%.2f\n", coll->name, start, call->bytes, sum / iters * 1e6,
-                   min * 1e6, max * 1e6, iters, valid, total_late, median * 1e6);
+            printf("%s,%s,%zu,%.2f,%.2f,%.2f,%d,%s,%d,%.2f,%.4f,%.4f,%.4f\n", coll->name, start, call->bytes,
+                   sum / iters * 1e6, min * 1e6, max * 1e6, iters, valid, total_late, median * 1e6, paired.median,
+                   paired.low, paired.high);
         else
-            printf("%-10zu %-8s %14.2f %14.2f %14.2f %8d %10s %5d %14.2f\n", call->bytes, start, sum / iters * 1e6,
-                   min * 1e6, max * 1e6, iters, valid, total_late, median * 1e6);
+            printf("%-10zu %-8s %14.2f %14.2f %14.2f %8d %10s %5d %14.2f %8.3f [%.3f, %.3f]\n", call->bytes, start,
+                   sum / iters * 1e6, min * 1e6, max * 1e6, iters, valid, total_late, median * 1e6, paired.median,
+                   paired.low, paired.high);
         fflush(stdout);
     }
-    free(slowest);
 }
 
 /* Warm-up, then the timed iterations, each variant in turn within each
@@ -504,7 +554,7 @@ static void report(const options_t *o, const bench_call_t *call, const variant_t
  * that runs right after another one does not always follow the same);
  * times[v * iters + i]. */
 static void measure(const options_t *o, bench_call_t *call, const variant_t *variants, int count, int clock_start,
-                    double *times)
+                    double *times, double *slowest, double *scratch)
 {
     const collective_t *coll = o->collective;
     const int iters = call->bytes > LARGE_SIZE ? o->large_iters : o->iters;
@@ -528,7 +578,9 @@ static void measure(const options_t *o, bench_call_t *call, const variant_t *var
      * reductions: on one node it took up to 6 times the others, and that
      * variant's average of 10 up to 1.4 times the others'. */
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int v = 0; v < count; ++v) report(o, call, &variants[v], times + v * iters, iters, late[v], clock_start);
+    for (int v = 0; v < count; ++v) slowest_per_iteration(times + v * iters, slowest + v * iters, iters);
+    for (int v = 0; v < count; ++v)
+        report(o, call, &variants[v], slowest + v * iters, slowest, iters, late[v], clock_start, scratch);
 }
 
 int main(int argc, char **argv)
@@ -550,28 +602,34 @@ int main(int argc, char **argv)
     call.counts = malloc(sizeof(int) * (size_t)call.size);
     call.displs = malloc(sizeof(int) * (size_t)call.size);
     double *times = malloc(sizeof(double) * (size_t)most_iters * (size_t)count);
-    if (!call.send || !call.recv || !call.counts || !call.displs || !times) usage_exit("out of memory");
+    double *slowest = malloc(sizeof(double) * (size_t)most_iters * (size_t)count);
+    double *scratch = malloc(sizeof(double) * (size_t)most_iters);
+    if (!call.send || !call.recv || !call.counts || !call.displs || !times || !slowest || !scratch)
+        usage_exit("out of memory");
 
     if (call.rank == 0) {
         const char *variant_column = o.variants ? (o.csv ? "variant," : "# Variant      ") : "";
         if (o.csv)
-            printf("%scollective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us\n", variant_column);
+            printf("%scollective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us,"
+                   "over_first,over_first_low,over_first_high\n", variant_column);
         else
             printf("# hier_bench %s, %d ranks (times: the slowest rank per iteration)\n"
-                   "%s%-10s %-8s %14s %14s %14s %8s %10s %5s %14s\n", o.collective->name, call.size, variant_column,
-                   o.variants ? "Size(B)" : "# Size(B)", "Start", "Avg(us)", "Min(us)", "Max(us)", "Iters",
-                   "Validation", "Late", "Median(us)");
+                   "%s%-10s %-8s %14s %14s %14s %8s %10s %5s %14s %8s [95 %%]\n", o.collective->name, call.size,
+                   variant_column, o.variants ? "Size(B)" : "# Size(B)", "Start", "Avg(us)", "Min(us)", "Max(us)",
+                   "Iters", "Validation", "Late", "Median(us)", "/first");
     }
     const size_t first = o.collective->sized ? o.min_bytes : 0;
     const size_t last = o.collective->sized ? o.max_bytes : 0;
     for (size_t bytes = first; bytes <= last; bytes = bytes ? bytes * 2 : 1) {
         call.bytes = bytes;
-        if (o.barrier_start) measure(&o, &call, variants, count, 0, times);
-        if (o.clock_start) measure(&o, &call, variants, count, 1, times);
+        if (o.barrier_start) measure(&o, &call, variants, count, 0, times, slowest, scratch);
+        if (o.clock_start) measure(&o, &call, variants, count, 1, times, slowest, scratch);
     }
     for (int v = 0; v < count; ++v)
         if (variants[v].comm != MPI_COMM_WORLD) MPI_Comm_free(&variants[v].comm);
     free(variants);
+    free(scratch);
+    free(slowest);
     free(times);
     free(call.displs);
     free(call.counts);
