@@ -645,11 +645,12 @@ done
 # 3 + 4 one-process nodes with unknown costs the model cannot tell the LG
 # rows from Open MPI's linear for these blocks, so the first calls of each
 # size class run them in turn, in up to 3 rounds, and the fastest is kept.
-# Repeated counts (36 each) give every class the calls the longest trial
-# needs (3 rounds of 3 calls for Open MPI's and 3 rows); each call is
+# Repeated counts (40 each) give every class the calls the longest trial
+# needs (one call each to warm up, then 3 rounds of 3, for Open MPI's and 3
+# rows); each call is
 # checked, and the results must equal the fallback's (the ranks agree on
 # every call's algorithm, or the exchange would hang or differ).
-TRIAL_COUNTS=$(printf '1,%.0s' {1..36}; printf '100,%.0s' {1..35}; echo 100)
+TRIAL_COUNTS=$(printf '1,%.0s' {1..40}; printf '100,%.0s' {1..39}; echo 100)
 readonly TRIAL_MAP=1,1,1,1,1,1,1 TRIAL_CLUSTERS=3,4 TRIAL_COUNTS
 for alg in fallback auto; do
     name="auto measures: map=$TRIAL_MAP clusters=$TRIAL_CLUSTERS alg=$alg, counts repeated"
@@ -665,7 +666,7 @@ for alg in fallback auto; do
     check_checksum "$name: checksum" trial
     ((plain)) && continue
     measured=$(grep -c -E '\): measured over (3|6|9) calls each \(medians of the slowest rank.s\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; picks [a-z0-9_]+$' "$log.err" || true)
-    started=$(grep -c -E '\): fallback \(measuring it against [a-z0-9_, ]+ over the first (6|9|12) calls of this size class \(up to (18|27|36) where their times spread more than they differ\)\)' "$log.err" || true)
+    started=$(grep -c -E '\): fallback \(measuring it against [a-z0-9_, ]+: one call each to warm up, then 3 each \(up to 9 where their times spread more than they differ\)\)' "$log.err" || true)
     if ((measured == 0 || measured != started)); then
         fail "$name: measurements" "$started trials began and $measured ended (every class has calls enough)" "$log"
     else

@@ -552,27 +552,67 @@ TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
     EXPECT_TRUE(compare_alltoall(Topology::from_node_sizes({8}), 64, 1, LinkCostSpec()).measure.empty());
 }
 
+// Sets a trial's times from call `from` on: each call takes the next time
+// of its contender's list (0: Open MPI's), in the order the calls run them.
+void record(Trial &trial, int from, const std::vector<std::vector<double>> &by_contender)
+{
+    std::vector<size_t> next(by_contender.size(), 0);
+    for (int call = from; call < trial.calls(); ++call) {
+        const size_t contender = trial.contender_of(call);
+        trial.seconds()[size_t(call)] = by_contender.at(contender).at(next[contender]++);
+    }
+}
+
+TEST(Trial, WarmsUpThenTakesTurnsStartingEachCycleWithTheNext)
+{
+    for (const int rows : {1, 2, 3}) {
+        for (const int calls_each : {1, 3}) {
+            std::vector<const Algorithm *> measured(size_t(rows), row("hypercube"));
+            Trial trial(measured, calls_each);
+            const int contenders = rows + 1;
+            ASSERT_EQ(trial.calls(), contenders * (calls_each + 1));
+            for (int cycle = 0; cycle < trial.calls() / contenders; ++cycle) {
+                std::vector<int> seen(size_t(contenders), 0);
+                for (int k = 0; k < contenders; ++k) {
+                    ++seen[trial.contender_of(cycle * contenders + k)];
+                }
+                EXPECT_EQ(seen, std::vector<int>(size_t(contenders), 1)) << rows << " rows, cycle " << cycle;
+                EXPECT_EQ(trial.contender_of(cycle * contenders), size_t(cycle % contenders));
+            }
+        }
+    }
+    // The warm-up's times do not count: Open MPI's first call took 1 s and
+    // hypercube's 1 ms, then 10 ms and 12 ms; counted, they would give
+    // hypercube the lower median.
+    Trial trial({row("hypercube")}, 1);
+    record(trial, 0, {{1, 10e-3}, {1e-3, 12e-3}});
+    std::string line;
+    EXPECT_EQ(trial.conclude(&line).algorithm, nullptr);
+    EXPECT_EQ(line, "measured over 1 call each (medians of the slowest rank's): open-mpi 10ms, hypercube 12ms; "
+                    "picks fallback");
+}
+
 TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
 {
     Trial trial({row("lg_overlap"), row("lg_at_once")}, 3);
-    ASSERT_EQ(trial.calls(), 9);
-    const char *expected[] = {"fallback", "lg_overlap", "lg_at_once"};
+    ASSERT_EQ(trial.calls(), 12);
+    const char *names[] = {"fallback", "lg_overlap", "lg_at_once"};
     for (int call = 0; call < trial.calls(); ++call) {
         const Choice choice = trial.choice(call);
-        EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", expected[call % 3]) << call;
+        EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", names[trial.contender_of(call)]) << call;
     }
-    EXPECT_NE(std::string(trial.choice(0).reason).find("measuring it against lg_overlap and lg_at_once over the "
-                                                       "first 9 calls of this size class (up to 27 where their "
-                                                       "times spread more than they differ)"),
+    EXPECT_NE(std::string(trial.choice(0).reason).find("measuring it against lg_overlap and lg_at_once: one call "
+                                                       "each to warm up, then 3 each (up to 9 where their times "
+                                                       "spread more than they differ)"),
               std::string::npos)
         << trial.choice(0).reason;
-    // Open MPI's 10 ms, lg_overlap 9 ms, lg_at_once 9.5 ms; one call of
-    // lg_overlap 30 ms (a stall): its median stays 9, and its median absolute
-    // deviation 0: no other round.
-    trial.seconds() = {10e-3, 9e-3, 9.5e-3, 10e-3, 30e-3, 9.5e-3, 10e-3, 9e-3, 9.5e-3};
+    // Warm-up calls of 1 s (not counted), then Open MPI's 10 ms, lg_overlap
+    // 9 ms, lg_at_once 9.5 ms; one call of lg_overlap 30 ms (a stall): its
+    // median stays 9, and its median absolute deviation 0: no other round.
+    record(trial, 0, {{1, 10e-3, 10e-3, 10e-3}, {1, 9e-3, 30e-3, 9e-3}, {1, 9.5e-3, 9.5e-3, 9.5e-3}});
     std::string line;
     EXPECT_FALSE(trial.extend(&line));
-    EXPECT_EQ(trial.calls(), 9);
+    EXPECT_EQ(trial.calls(), 12);
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "lg_overlap");
@@ -583,17 +623,17 @@ TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
 TEST(Trial, KeepsOpenMpisUnlessARowIsClearlyFaster)
 {
     Trial trial({row("hypercube")}, 2);
-    ASSERT_EQ(trial.calls(), 4);
+    ASSERT_EQ(trial.calls(), 6);
     // 2 % faster: within the spread of a few calls, Open MPI's stays.
-    trial.seconds() = {10e-3, 9.8e-3, 10e-3, 9.8e-3};
+    record(trial, 0, {{10e-3, 10e-3, 10e-3}, {9.8e-3, 9.8e-3, 9.8e-3}});
     EXPECT_EQ(trial.conclude(nullptr).algorithm, nullptr);
     // Slower: Open MPI's stays, and says why.
-    trial.seconds() = {10e-3, 12e-3, 10e-3, 12e-3};
+    record(trial, 0, {{10e-3, 10e-3, 10e-3}, {12e-3, 12e-3, 12e-3}});
     const Choice slower = trial.conclude(nullptr);
     EXPECT_EQ(slower.algorithm, nullptr);
     EXPECT_NE(std::string(slower.reason).find("measured no faster"), std::string::npos);
     // 5 % faster: the row.
-    trial.seconds() = {10e-3, 9.5e-3, 10e-3, 9.5e-3};
+    record(trial, 0, {{10e-3, 10e-3, 10e-3}, {10e-3, 9.5e-3, 9.5e-3}});
     ASSERT_NE(trial.conclude(nullptr).algorithm, nullptr);
     EXPECT_STREQ(trial.conclude(nullptr).algorithm->name, "hypercube");
 }
@@ -601,23 +641,23 @@ TEST(Trial, KeepsOpenMpisUnlessARowIsClearlyFaster)
 TEST(Trial, TakesAnotherRoundWhileTheCallsSpreadMoreThanTheMediansDiffer)
 {
     Trial trial({row("hypercube"), row("mesh")}, 3);
-    // Open MPI's calls 1.0, 2.0, 1.2 ms (median 1.2, deviation 0.2);
-    // hypercube's 0.9, 1.8, 1.1 (median 1.1, deviation 0.2); mesh 3 ms.
-    trial.seconds() = {1.0e-3, 0.9e-3, 3e-3, 2.0e-3, 1.8e-3, 3e-3, 1.2e-3, 1.1e-3, 3e-3};
+    // After the warm-up: Open MPI's calls 1.0, 2.0, 1.2 ms (median 1.2,
+    // deviation 0.2); hypercube's 0.9, 1.8, 1.1 (median 1.1, deviation 0.2);
+    // mesh 3 ms.
+    record(trial, 0, {{5e-3, 1.0e-3, 2.0e-3, 1.2e-3}, {5e-3, 0.9e-3, 1.8e-3, 1.1e-3}, {5e-3, 3e-3, 3e-3, 3e-3}});
     std::string line;
     ASSERT_TRUE(trial.extend(&line));
     EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 1.2ms, hypercube 1.1ms, "
                     "mesh 3ms; hypercube and open-mpi differ by 100us, their calls spread 200us: 3 more calls each");
-    ASSERT_EQ(trial.calls(), 18);
-    const char *in_turn[] = {"fallback", "hypercube", "mesh"};
-    for (int call = 9; call < 18; ++call) {
-        const Choice choice = trial.choice(call);
-        EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", in_turn[call % 3]);
+    ASSERT_EQ(trial.calls(), 21);
+    std::vector<int> calls_of(3, 0);
+    for (int call = 12; call < 21; ++call) {
+        ++calls_of[trial.contender_of(call)];
     }
+    EXPECT_EQ(calls_of, std::vector<int>(3, 3));
     // The second round: Open MPI's steady at 1.2, hypercube at 0.9. Over 6
     // calls each: medians 1.2 and 0.9, deviations 0 and 0: decided.
-    const std::vector<double> second = {1.2e-3, 0.9e-3, 3e-3, 1.2e-3, 0.9e-3, 3e-3, 1.2e-3, 0.9e-3, 3e-3};
-    std::copy(second.begin(), second.end(), trial.seconds().begin() + 9);
+    record(trial, 12, {{1.2e-3, 1.2e-3, 1.2e-3}, {0.9e-3, 0.9e-3, 0.9e-3}, {3e-3, 3e-3, 3e-3}});
     EXPECT_FALSE(trial.extend(&line));
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
@@ -630,7 +670,7 @@ TEST(Trial, TakesAnotherRoundWhileTheCallsSpreadMoreThanTheMediansDiffer)
         ++rounds;
     }
     EXPECT_EQ(rounds, kTrialRounds);
-    EXPECT_EQ(tied.calls(), 2 * kTrialRounds);
+    EXPECT_EQ(tied.calls(), 2 + 2 * kTrialRounds);
 }
 
 } // namespace

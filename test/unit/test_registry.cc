@@ -109,6 +109,10 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
     EXPECT_STREQ(line, "");
     EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line), nullptr);
     EXPECT_STREQ(reason, "lg does not apply: needs two clusters or more (coll_hier_cluster_map)");
+    // A requested algorithm that does not apply falls back for good; one
+    // that applies does not.
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, 2, 8), 1);
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, 4, 8), 0);
     hier_comm_destroy(comm);
 }
 
@@ -229,34 +233,37 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(trial_call, 0);
     EXPECT_NE(std::strstr(line, "; picks fallback, or lg_overlap, "), nullptr) << line;
     EXPECT_NE(std::strstr(reason, "measuring it against lg_overlap, "), nullptr) << reason;
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);  // measuring
     int calls = 0;
     double *seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-    ASSERT_EQ(calls, 8);  // Open MPI's and 3 rows, 2 calls each
-    seconds[0] = 0.10;
-    // The rows in turn, each call a schedule of its own; the second row
-    // (call 2, 6) measured fastest.
-    std::vector<int> row_of_call(size_t(calls), HIER_ALG_FALLBACK);
+    ASSERT_EQ(calls, 12);  // Open MPI's and 3 rows, one call each to warm up, then 2 each
+    // The first cycle warms up (1 s a call, not counted); then each call
+    // takes 0.1 s, but those of the row of call 2 (the second), 0.08 s.
+    const int contenders = 4;
+    seconds[0] = 1;
+    int second_row = -1;
     for (int call = 1; call < calls; ++call) {
         const hier_schedule_t *schedule = select(&chosen, &trial_call);
         EXPECT_EQ(trial_call, call);
         EXPECT_STREQ(line, "");
-        EXPECT_EQ(schedule == nullptr, call % 4 == 0) << call;
-        row_of_call[size_t(call)] = chosen;
-        seconds[call] = call % 4 == 2 ? 0.08 : 0.10;
+        EXPECT_EQ(schedule == nullptr, chosen == HIER_ALG_FALLBACK) << call;
+        second_row = call == 2 ? chosen : second_row;
+        seconds[call] = call < contenders ? 1 : chosen == second_row ? 0.08 : 0.10;
     }
     EXPECT_EQ(hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason, line,
                                        sizeof line),
               1);
-    EXPECT_EQ(chosen, row_of_call[2]);
+    EXPECT_EQ(chosen, second_row);
     EXPECT_NE(std::strstr(line, "measured over 2 calls each"), nullptr) << line;
     // Decided: the same row from now on, for the whole size class, no trial.
     EXPECT_NE(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
-    EXPECT_EQ(chosen, row_of_call[2]);
+    EXPECT_EQ(chosen, second_row);
     EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 100000, &chosen, &trial_call, reason,
                                sizeof reason, line, sizeof line) != nullptr,
               true);
     EXPECT_EQ(trial_call, -1);
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);
     hier_comm_destroy(comm);
 
     // Times that spread more than they differ: another round. Open MPI's
@@ -266,14 +273,18 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     comm = hier_comm_create(&input, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
     const double open_mpi[] = {0.10, 0.14, 0.12, 0.12};
-    const double second_row[] = {0.10, 0.12, 0.06, 0.06};
-    for (int round = 0; round < 2; ++round) {
-        for (int call = 8 * round; call < 8 * (round + 1); ++call) {
+    const double second_row_times[] = {0.10, 0.12, 0.06, 0.06};
+    int open_mpi_calls = 0, second_row_calls = 0;
+    for (int round = 0, call = 0; round < 2; ++round) {
+        for (const int end = round == 0 ? 12 : 20; call < end; ++call) {
             select(&chosen, &trial_call);
             ASSERT_EQ(trial_call, call);
-            row_of_call[size_t(call % 8)] = chosen;
+            second_row = call == 2 ? chosen : second_row;
             seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-            seconds[call] = call % 4 == 0 ? open_mpi[call / 4] : call % 4 == 2 ? second_row[call / 4] : 0.2;
+            seconds[call] = call < contenders               ? 1
+                            : chosen == HIER_ALG_FALLBACK ? open_mpi[open_mpi_calls++]
+                            : chosen == second_row        ? second_row_times[second_row_calls++]
+                                                          : 0.2;
         }
         const int concluded = hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason,
                                                        line, sizeof line);
@@ -282,10 +293,10 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
             << line;
         if (round == 0) {
             hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-            EXPECT_EQ(calls, 16);
+            EXPECT_EQ(calls, 20);
         }
     }
-    EXPECT_EQ(chosen, row_of_call[2]);
+    EXPECT_EQ(chosen, second_row);
     hier_comm_destroy(comm);
 
     // Measuring off: the model's choice at once.
@@ -295,6 +306,10 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_STREQ(reason, "no hier algorithm predicted 20 % faster than Open MPI's");
+    // That fallback is settled for its size class (the glue then skips the
+    // core); a class not decided yet is not.
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 1);
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 1 << 20), 0);
     hier_comm_destroy(comm);
 }
 

@@ -138,6 +138,13 @@ typedef struct mca_coll_hier_module_t {
     hier_comm_t *topology;
     const char *topology_error;    /* why there is none, when gathering failed */
 
+    /* Per collective, the size classes (bit k: hier_size_class k) whose
+     * calls fall back for good, their verbose line said: such a call goes to
+     * the previous module straight away. A small collective within a node
+     * takes a few microseconds, and asking the core, with its lines of
+     * text, took a tenth of one. */
+    uint64_t settled_fallback[HIER_OP_COUNT];
+
     /* The last verbose line rank 0 printed for each collective. */
     char last_line[HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
 

@@ -46,6 +46,7 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->topology_state = HIER_TOPOLOGY_UNKNOWN;
     module->topology = NULL;
     module->topology_error = NULL;
+    memset(module->settled_fallback, 0, sizeof(module->settled_fallback));
     memset(module->last_line, 0, sizeof(module->last_line));
     module->requests = NULL;
     module->request_head = module->request_count = module->request_capacity = 0;
@@ -654,17 +655,39 @@ static void hier_describe_settings(const mca_coll_hier_module_t *module, hier_op
     }
 }
 
+static bool hier_fallback_is_settled(const mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes)
+{
+    return 0 != (module->settled_fallback[op] & (UINT64_C(1) << hier_size_class(block_bytes)));
+}
+
+/* After a call that fell back with no reason of its own (unsupported) and
+ * no trial running: its size class falls back for good when the topology
+ * could not be gathered, or when the core says the decision is final. At
+ * verbose 2 every call still asks, as each one may print a changed line. */
+static void hier_settle_fallback(mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes)
+{
+    if (mca_coll_hier_component.verbose >= 2 ||
+        (HIER_TOPOLOGY_READY == module->topology_state &&
+         !hier_comm_fallback_settled(module->topology, op, module->algorithm[op], block_bytes))) {
+        return;
+    }
+    module->settled_fallback[op] |= UINT64_C(1) << hier_size_class(block_bytes);
+}
+
 const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
                                                        struct ompi_communicator_t *comm,
                                                        hier_op_t op, int root, size_t block_bytes,
                                                        const char *unsupported, int *trial_call)
 {
     const hier_schedule_t *schedule = NULL;
-    char reason[MCA_COLL_HIER_LINE_MAX] = "";
-    char predictions[MCA_COLL_HIER_PREDICTIONS_MAX] = "";
+    char reason[MCA_COLL_HIER_LINE_MAX], predictions[MCA_COLL_HIER_PREDICTIONS_MAX];
     int chosen = HIER_ALG_FALLBACK;
 
     *trial_call = -1;
+    if (NULL == unsupported && hier_fallback_is_settled(module, op, block_bytes)) {
+        return NULL;
+    }
+    reason[0] = predictions[0] = '\0';
     if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
         module->topology_state =
             OMPI_SUCCESS == hier_gather_topology(module, comm, &module->topology_error)
@@ -686,6 +709,9 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
      * what it measured (mca_coll_hier_trial_record), none between. */
     if (*trial_call <= 0) {
         hier_report(module, comm, op, chosen, reason, predictions);
+    }
+    if (NULL == schedule && NULL == unsupported && *trial_call < 0) {
+        hier_settle_fallback(module, op, block_bytes);
     }
     return schedule;
 }

@@ -242,25 +242,33 @@ std::string describe(const Comparison &comparison)
 
 Trial::Trial(std::vector<const Algorithm *> rows, int calls_each)
     : rows_(std::move(rows)), calls_each_(std::max(calls_each, 1)),
-      seconds_((rows_.size() + 1) * size_t(calls_each_), 0.0)
+      seconds_((rows_.size() + 1) * size_t(calls_each_ + 1), 0.0)
 {
-    measuring_ = "measuring it against " + names(rows_) + " over the first " + std::to_string(seconds_.size()) +
-                 " calls of this size class (up to " + std::to_string(kTrialRounds * seconds_.size()) +
+    measuring_ = "measuring it against " + names(rows_) + ": one call each to warm up, then " +
+                 std::to_string(calls_each_) + " each (up to " + std::to_string(kTrialRounds * calls_each_) +
                  " where their times spread more than they differ)";
+}
+
+size_t Trial::contender_of(int index) const
+{
+    const size_t contenders = rows_.size() + 1, call = size_t(index);
+    return (call + call / contenders) % contenders;
 }
 
 Choice Trial::choice(int index) const
 {
-    const size_t contender = size_t(index) % (rows_.size() + 1);
+    const size_t contender = contender_of(index);
     return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1]);
 }
 
-// The times of one contender's calls (0: Open MPI's).
+// The times of one contender's calls (0: Open MPI's), the warm-up's left out.
 std::vector<double> Trial::calls_of(size_t contender) const
 {
     std::vector<double> calls;
-    for (size_t call = contender; call < seconds_.size(); call += rows_.size() + 1) {
-        calls.push_back(seconds_[call]);
+    for (size_t call = rows_.size() + 1; call < seconds_.size(); ++call) {
+        if (contender_of(int(call)) == contender) {
+            calls.push_back(seconds_[call]);
+        }
     }
     return calls;
 }
@@ -277,8 +285,9 @@ std::vector<double> Trial::medians() const
 
 std::string Trial::measured(const std::vector<double> &medians) const
 {
-    std::string line = "measured over " + std::to_string(seconds_.size() / (rows_.size() + 1)) +
-                       " calls each (medians of the slowest rank's): open-mpi " + format_seconds(medians[0]);
+    const size_t calls_each = calls_of(0).size();
+    std::string line = "measured over " + std::to_string(calls_each) + (calls_each == 1 ? " call" : " calls") +
+                       " each (medians of the slowest rank's): open-mpi " + format_seconds(medians[0]);
     for (size_t i = 0; i < rows_.size(); ++i) {
         line += std::string(", ") + rows_[i]->name + " " + format_seconds(medians[i + 1]);
     }

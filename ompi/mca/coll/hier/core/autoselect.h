@@ -111,8 +111,8 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
                    std::vector<const Algorithm *> *measure = nullptr);
 
 // auto's measurement of rows against Open MPI's own, for a size class the
-// model left open: with n rows, call i runs contender i mod (n + 1), Open
-// MPI's first (in turn, so that drift of the machine hits all alike). The
+// model left open: Open MPI's and the n rows take turns, one call each per
+// cycle (contender_of), so that drift of the machine hits all alike. The
 // caller records each call's time, takes each call's largest over the ranks
 // (every rank must then decide from the same times), and at the end of each
 // round of calls asks whether to extend; once not, concludes: the row whose
@@ -121,6 +121,12 @@ class Trial {
 public:
     Trial(std::vector<const Algorithm *> rows, int calls_each);
     int calls() const { return int(seconds_.size()); }
+    // Whose call `index` of the trial is: 0 for Open MPI's, i for the row
+    // i - 1. The first cycle (one call each) warms up and is not counted: a
+    // communicator's first calls of an algorithm pay for its connections and
+    // buffers. Then each cycle starts with the next contender, so that none
+    // always follows the round's MPI_Allreduce, whose ranks leave it apart.
+    size_t contender_of(int index) const;
     // What call `index` of the trial runs.
     Choice choice(int index) const;
     std::vector<double> &seconds() { return seconds_; }

@@ -48,11 +48,14 @@ struct hier_comm {
 
 namespace {
 
+// Copies text, cut to len - 1 bytes, and its end (only those: it runs at
+// every call, and strncpy would write all len).
 void write_line(char *out, size_t len, const std::string &text)
 {
     if (out && len > 0) {
-        std::strncpy(out, text.c_str(), len - 1);
-        out[len - 1] = '\0';
+        const size_t used = std::min(text.size(), len - 1);
+        std::memcpy(out, text.data(), used);
+        out[used] = '\0';
     }
 }
 
@@ -492,6 +495,20 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int req
         write_line(reason, reasonlen, "out of memory building the schedule");
         return nullptr;
     }
+}
+
+int hier_size_class(size_t block_bytes)
+{
+    return hier::size_class(block_bytes);
+}
+
+int hier_comm_fallback_settled(hier_comm_t *comm, hier_op_t op, int requested, size_t block_bytes)
+{
+    if (requested != HIER_ALG_AUTO) {
+        return !hier::choose_requested(op, requested, comm->topology).algorithm;
+    }
+    const hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
+    return decision.made && !decision.trial && !decision.choice.algorithm;
 }
 
 double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls)

@@ -253,6 +253,14 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int *trial_call,
                                         char *reason, size_t reasonlen,
                                         char *predictions, size_t predictionslen);
+/* block_bytes' size class (k for [2^k, 2^(k+1)), 0 for 0 and 1 byte), one
+ * of 64: what auto decides per. */
+int hier_size_class(size_t block_bytes);
+/* 1 when every later call of block_bytes' size class falls back, as
+ * hier_comm_select just said for one (requested as it was given): auto has
+ * decided, and measures no more, or the requested algorithm does not apply;
+ * else 0. The glue then sends those calls to the fallback without asking. */
+int hier_comm_fallback_settled(hier_comm_t *comm, hier_op_t op, int requested, size_t block_bytes);
 /* The seconds of each call of the trial running for block_bytes' size
  * class: an array of *calls, owned by comm. */
 double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls);
