@@ -665,7 +665,7 @@ for alg in fallback auto; do
     fi
     check_checksum "$name: checksum" trial
     ((plain)) && continue
-    measured=$(grep -c -E '\): measured over (3|6|9) calls each \(medians of the slowest rank.s\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; picks [a-z0-9_]+$' "$log.err" || true)
+    measured=$(grep -c -E '\): measured over (3|6|9) calls each \(medians of the slowest rank.s\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; each over open-mpi.s of its cycle: [a-z0-9_]+ x[0-9.]+[^;]*; picks [a-z0-9_]+$' "$log.err" || true)
     started=$(grep -c -E '\): fallback \(measuring it against [a-z0-9_, ]+: one call each to warm up, then 3 each \(up to 9 where their times spread more than they differ\)\)' "$log.err" || true)
     if ((measured == 0 || measured != started)); then
         fail "$name: measurements" "$started trials began and $measured ended (every class has calls enough)" "$log"

@@ -589,7 +589,7 @@ TEST(Trial, WarmsUpThenTakesTurnsStartingEachCycleWithTheNext)
     std::string line;
     EXPECT_EQ(trial.conclude(&line).algorithm, nullptr);
     EXPECT_EQ(line, "measured over 1 call each (medians of the slowest rank's): open-mpi 10ms, hypercube 12ms; "
-                    "picks fallback");
+                    "each over open-mpi's of its cycle: hypercube x1.20; picks fallback");
 }
 
 TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
@@ -617,7 +617,8 @@ TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "lg_overlap");
     EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 10ms, lg_overlap 9ms, "
-                    "lg_at_once 9.5ms; picks lg_overlap");
+                    "lg_at_once 9.5ms; each over open-mpi's of its cycle: lg_overlap x0.90, lg_at_once x0.95; "
+                    "picks lg_overlap");
 }
 
 TEST(Trial, KeepsOpenMpisUnlessARowIsClearlyFaster)
@@ -638,25 +639,42 @@ TEST(Trial, KeepsOpenMpisUnlessARowIsClearlyFaster)
     EXPECT_STREQ(trial.conclude(nullptr).algorithm->name, "hypercube");
 }
 
-TEST(Trial, TakesAnotherRoundWhileTheCallsSpreadMoreThanTheMediansDiffer)
+TEST(Trial, JudgesEachRowByItsRatioToOpenMpisCallOfTheSameCycle)
+{
+    // The machine slows down from cycle to cycle, both alike: Open MPI's
+    // calls 1, 2, 3 ms, hypercube's 0.9, 1.8, 2.7. Their medians (2 and 1.8)
+    // differ by less than the calls spread (1 and 0.9); each cycle's ratio
+    // is 0.9, without spread: decided at once.
+    Trial trial({row("hypercube")}, 3);
+    record(trial, 0, {{5e-3, 1e-3, 2e-3, 3e-3}, {5e-3, 0.9e-3, 1.8e-3, 2.7e-3}});
+    std::string line;
+    EXPECT_FALSE(trial.extend(&line));
+    const Choice kept = trial.conclude(&line);
+    ASSERT_NE(kept.algorithm, nullptr);
+    EXPECT_STREQ(kept.algorithm->name, "hypercube");
+    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 2ms, hypercube 1.8ms; "
+                    "each over open-mpi's of its cycle: hypercube x0.90; picks hypercube");
+}
+
+TEST(Trial, TakesAnotherRoundWhileTheRatiosSpreadMoreThanTheyDifferFromOne)
 {
     Trial trial({row("hypercube"), row("mesh")}, 3);
-    // After the warm-up: Open MPI's calls 1.0, 2.0, 1.2 ms (median 1.2,
-    // deviation 0.2); hypercube's 0.9, 1.8, 1.1 (median 1.1, deviation 0.2);
-    // mesh 3 ms.
-    record(trial, 0, {{5e-3, 1.0e-3, 2.0e-3, 1.2e-3}, {5e-3, 0.9e-3, 1.8e-3, 1.1e-3}, {5e-3, 3e-3, 3e-3, 3e-3}});
+    // After the warm-up: Open MPI's calls 1 ms; hypercube's 0.8, 1.2, 0.95
+    // (ratios' median 0.95, their deviation 0.15); mesh 3 ms.
+    record(trial, 0, {{5e-3, 1e-3, 1e-3, 1e-3}, {5e-3, 0.8e-3, 1.2e-3, 0.95e-3}, {5e-3, 3e-3, 3e-3, 3e-3}});
     std::string line;
     ASSERT_TRUE(trial.extend(&line));
-    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 1.2ms, hypercube 1.1ms, "
-                    "mesh 3ms; hypercube and open-mpi differ by 100us, their calls spread 200us: 3 more calls each");
+    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 1ms, hypercube 950us, "
+                    "mesh 3ms; each over open-mpi's of its cycle: hypercube x0.95, mesh x3.00; hypercube's x0.95 is "
+                    "within its spread (0.15) of x1: 3 more calls each");
     ASSERT_EQ(trial.calls(), 21);
     std::vector<int> calls_of(3, 0);
     for (int call = 12; call < 21; ++call) {
         ++calls_of[trial.contender_of(call)];
     }
     EXPECT_EQ(calls_of, std::vector<int>(3, 3));
-    // The second round: Open MPI's steady at 1.2, hypercube at 0.9. Over 6
-    // calls each: medians 1.2 and 0.9, deviations 0 and 0: decided.
+    // The second round: Open MPI's at 1.2, hypercube at 0.9 (ratio 0.75).
+    // Over 6 cycles: median 0.775, deviation 0.025: decided.
     record(trial, 12, {{1.2e-3, 1.2e-3, 1.2e-3}, {0.9e-3, 0.9e-3, 0.9e-3}, {3e-3, 3e-3, 3e-3}});
     EXPECT_FALSE(trial.extend(&line));
     const Choice kept = trial.conclude(&line);

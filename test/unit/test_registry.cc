@@ -266,14 +266,15 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);
     hier_comm_destroy(comm);
 
-    // Times that spread more than they differ: another round. Open MPI's
-    // 0.10 and 0.14 s (median 0.12, deviation 0.02), the second row's 0.10
-    // and 0.12 (0.11, 0.01), the others' 0.2; then Open MPI's 0.12 twice and
-    // the second row's 0.06 twice: medians 0.12 and 0.08, decided.
+    // Ratios that spread more than they differ from 1: another round. Open
+    // MPI's 0.10 s twice, the second row's 0.08 and 0.12 (ratios 0.8 and
+    // 1.2: median 1, deviation 0.2), the others' 0.2; then Open MPI's 0.12
+    // twice and the second row's 0.06 twice (0.5): median 0.65, deviation
+    // 0.15, decided.
     comm = hier_comm_create(&input, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
-    const double open_mpi[] = {0.10, 0.14, 0.12, 0.12};
-    const double second_row_times[] = {0.10, 0.12, 0.06, 0.06};
+    const double open_mpi[] = {0.10, 0.10, 0.12, 0.12};
+    const double second_row_times[] = {0.08, 0.12, 0.06, 0.06};
     int open_mpi_calls = 0, second_row_calls = 0;
     for (int round = 0, call = 0; round < 2; ++round) {
         for (const int end = round == 0 ? 12 : 20; call < end; ++call) {

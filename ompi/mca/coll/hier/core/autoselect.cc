@@ -75,10 +75,20 @@ double median(std::vector<double> values)
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// A trial's contender (Open MPI's at 0) whose row has the lowest median.
-size_t fastest_row(const std::vector<double> &medians)
+// The median absolute deviation of values from their median `middle`.
+double spread(std::vector<double> values, double middle)
 {
-    return size_t(std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
+    for (double &value : values) {
+        value = std::fabs(value - middle);
+    }
+    return median(std::move(values));
+}
+
+std::string format_ratio(double ratio)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "x%.2f", ratio);
+    return text;
 }
 
 } // namespace
@@ -273,25 +283,40 @@ std::vector<double> Trial::calls_of(size_t contender) const
     return calls;
 }
 
-// Each contender's median, Open MPI's first.
-std::vector<double> Trial::medians() const
+// Row `row`'s call over Open MPI's, per counted cycle: each cycle holds one
+// call of each, so the k-th calls of two contenders are of one cycle.
+std::vector<double> Trial::ratios_of(size_t row) const
 {
-    std::vector<double> result;
-    for (size_t contender = 0; contender <= rows_.size(); ++contender) {
-        result.push_back(median(calls_of(contender)));
+    const std::vector<double> open_mpi = calls_of(0), calls = calls_of(row + 1);
+    std::vector<double> ratios;
+    for (size_t cycle = 0; cycle < calls.size(); ++cycle) {
+        ratios.push_back(open_mpi[cycle] > 0 ? calls[cycle] / open_mpi[cycle] : 1);
     }
-    return result;
+    return ratios;
 }
 
-std::string Trial::measured(const std::vector<double> &medians) const
+// The row whose median ratio to Open MPI's is lowest.
+size_t Trial::fastest_row() const
 {
-    const size_t calls_each = calls_of(0).size();
-    std::string line = "measured over " + std::to_string(calls_each) + (calls_each == 1 ? " call" : " calls") +
-                       " each (medians of the slowest rank's): open-mpi " + format_seconds(medians[0]);
-    for (size_t i = 0; i < rows_.size(); ++i) {
-        line += std::string(", ") + rows_[i]->name + " " + format_seconds(medians[i + 1]);
+    size_t fastest = 0;
+    for (size_t row = 1; row < rows_.size(); ++row) {
+        fastest = median(ratios_of(row)) < median(ratios_of(fastest)) ? row : fastest;
     }
-    return line;
+    return fastest;
+}
+
+std::string Trial::measured() const
+{
+    const std::vector<double> open_mpi = calls_of(0);
+    std::string line = "measured over " + std::to_string(open_mpi.size()) +
+                       (open_mpi.size() == 1 ? " call" : " calls") +
+                       " each (medians of the slowest rank's): open-mpi " + format_seconds(median(open_mpi));
+    std::string ratios = "; each over open-mpi's of its cycle:";
+    for (size_t row = 0; row < rows_.size(); ++row) {
+        line += std::string(", ") + rows_[row]->name + " " + format_seconds(median(calls_of(row + 1)));
+        ratios += std::string(row == 0 ? " " : ", ") + rows_[row]->name + " " + format_ratio(median(ratios_of(row)));
+    }
+    return line + ratios;
 }
 
 bool Trial::extend(std::string *line)
@@ -299,23 +324,16 @@ bool Trial::extend(std::string *line)
     if (rounds_ >= kTrialRounds) {
         return false;
     }
-    const std::vector<double> middle = medians();
-    const size_t fastest = fastest_row(middle);
-    auto spread = [&](size_t contender) {  // the median absolute deviation of its calls
-        std::vector<double> deviations = calls_of(contender);
-        for (double &seconds : deviations) {
-            seconds = std::fabs(seconds - middle[contender]);
-        }
-        return median(deviations);
-    };
-    const double noise = std::max(spread(0), spread(fastest));
-    if (std::fabs(middle[fastest] - middle[0]) > noise) {
+    const size_t fastest = fastest_row();
+    const std::vector<double> ratios = ratios_of(fastest);
+    const double middle = median(ratios), noise = spread(ratios, middle);
+    if (std::fabs(1 - middle) > noise) {
         return false;
     }
     if (line) {
-        *line = measured(middle) + "; " + rows_[fastest - 1]->name + " and open-mpi differ by " +
-                format_seconds(std::fabs(middle[fastest] - middle[0])) + ", their calls spread " +
-                format_seconds(noise) + ": " + std::to_string(calls_each_) + " more calls each";
+        *line = measured() + "; " + rows_[fastest]->name + "'s " + format_ratio(middle) +
+                " is within its spread (" + format_ratio(noise).substr(1) + ") of x1: " +
+                std::to_string(calls_each_) + " more calls each";
     }
     ++rounds_;
     seconds_.resize(seconds_.size() + (rows_.size() + 1) * size_t(calls_each_), 0.0);
@@ -324,13 +342,12 @@ bool Trial::extend(std::string *line)
 
 Choice Trial::conclude(std::string *line) const
 {
-    const std::vector<double> middle = medians();
-    const size_t fastest = fastest_row(middle);
-    const bool row_wins = middle[fastest] <= middle[0] * (1 - kTrialGain);
+    const size_t fastest = fastest_row();
+    const bool row_wins = median(ratios_of(fastest)) <= 1 - kTrialGain;
     if (line) {
-        *line = measured(middle) + "; picks " + (row_wins ? rows_[fastest - 1]->name : "fallback");
+        *line = measured() + "; picks " + (row_wins ? rows_[fastest]->name : "fallback");
     }
-    return row_wins ? pick(HIER_OP_ALLTOALL, rows_[fastest - 1])
+    return row_wins ? pick(HIER_OP_ALLTOALL, rows_[fastest])
                     : fallback("the hier algorithms the model could not tell from it measured no faster");
 }
 

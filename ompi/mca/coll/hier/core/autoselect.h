@@ -43,18 +43,16 @@ constexpr double kAutoMargin = 0.2;
 // machines is measured against it: the model erred by 10 to 25 % on the
 // measured cases (docs/tuning.md), and the machine may be any of them.
 constexpr double kTrialUpTo = 1.25;
-// A measured row must beat Open MPI's by this much, so that a tie keeps
-// Open MPI's. It does not cover the emulated cluster's whole spread (two
-// communicators running Open MPI's own differed by up to 9 % in median):
-// there a few calls can pick wrongly, by about that spread.
+// A measured row's median ratio to Open MPI's calls must be this much
+// under 1, so that a tie keeps Open MPI's.
 constexpr double kTrialGain = 0.03;
 // Rows measured at most: the model's error is larger than the gaps between
 // the rows it ranks close, but each row measured costs calls.
 constexpr size_t kTrialRows = 3;
 // Rounds of calls a trial may take: it measures another round while the
-// fastest row's median and Open MPI's differ by no more than their calls
-// spread (on the emulated torus one call can take twice the next, and
-// 3 calls each kept the slower contender in some classes).
+// fastest row's median ratio to Open MPI's is no further from 1 than the
+// ratios spread (on the emulated torus one call can take twice the next,
+// and 3 calls each kept the slower contender in some classes).
 constexpr int kTrialRounds = 3;
 // Beyond this, building every rank's schedule for every row and running
 // the model on them at the first call of a size class (work growing as p^2
@@ -115,8 +113,10 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
 // cycle (contender_of), so that drift of the machine hits all alike. The
 // caller records each call's time, takes each call's largest over the ranks
 // (every rank must then decide from the same times), and at the end of each
-// round of calls asks whether to extend; once not, concludes: the row whose
-// calls have the lowest median, if that is kTrialGain below Open MPI's.
+// round of calls asks whether to extend; once not, concludes. Rows are
+// judged by their ratio to Open MPI's call of the same cycle (a slow phase
+// of the machine slows both): the row whose ratios have the lowest median,
+// if that is kTrialGain below 1.
 class Trial {
 public:
     Trial(std::vector<const Algorithm *> rows, int calls_each);
@@ -132,17 +132,17 @@ public:
     std::vector<double> &seconds() { return seconds_; }
     // With every call so far recorded: true, calls() grown by another round
     // of calls_each per contender, and one line saying why, when the fastest
-    // row's median and Open MPI's differ by no more than the larger of their
-    // calls' median absolute deviations and fewer than kTrialRounds rounds
-    // ran.
+    // row's median ratio is no further from 1 than the ratios' median
+    // absolute deviation and fewer than kTrialRounds rounds ran.
     bool extend(std::string *line);
     // The choice from the recorded times, and one line saying why.
     Choice conclude(std::string *line) const;
 
 private:
     std::vector<double> calls_of(size_t contender) const;
-    std::vector<double> medians() const;
-    std::string measured(const std::vector<double> &medians) const;
+    std::vector<double> ratios_of(size_t row) const;
+    size_t fastest_row() const;
+    std::string measured() const;
 
     std::vector<const Algorithm *> rows_;
     int calls_each_;
