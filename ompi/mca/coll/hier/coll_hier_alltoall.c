@@ -72,21 +72,7 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
     }
     schedule = mca_coll_hier_choose_or_measure(module, comm, HIER_OP_ALLTOALL, -1, block_bytes, NULL,
                                                &trial_call);
-    start = 0;
-    if (trial_call >= 0) {
-        /* A measured call starts together on every rank, as benchmarks
-         * start theirs: each rank times only its own part, and where the
-         * ranks arrive apart that hides a late rank's wait in some
-         * algorithms and not in others (on the emulated torus, 16 ranks on
-         * 2 cores woken at one instant, Open MPI's linear measured as fast
-         * as hypercube that way, and 1.13 times slower from the common
-         * start). */
-        rc = module->previous.barrier(comm, module->previous.barrier_module);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        start = mca_coll_hier_now();
-    }
+    start = trial_call >= 0 ? mca_coll_hier_now() : 0;
     rc = hier_alltoall_run(module, schedule, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
     if (OMPI_SUCCESS != rc || trial_call < 0) {
         return rc;

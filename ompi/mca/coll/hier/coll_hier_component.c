@@ -212,7 +212,6 @@ static int hier_register(void)
         "own (none 20 % faster on every machine the link costs allow, but some within 25 % of it "
         "on one), the first calls of that size class of blocks run Open MPI's and up to 3 of "
         "those algorithms in turn, one call each to warm up (not counted), then N calls each, "
-        "each after a barrier, "
         "and keep for the class the one whose calls (each the slowest rank's time), each over "
         "Open MPI's call of the same turn, have the lowest median, if it is under 0.97, else "
         "Open MPI's. Where that median is no further from 1 than the ratios spread (median "
