@@ -473,9 +473,9 @@ static void slowest_per_iteration(const double *times, double *slowest, int iter
 
 /* How far in from each end of n sorted values the distribution-free
  * confidence interval of their median lies: the largest k (at least 1) with
- * P(k <= B <= n - k - 1) >= 95 % for B ~ Binomial(n, 1/2), so that
- * [x(k), x(n-k-1)], 0-based, holds the median with that confidence. Below 6
- * values no interval reaches 95 %, and k = 1 gives [min, max]. */
+ * P(B < k) <= 2.5 % for B ~ Binomial(n, 1/2), so that [x(k), x(n+1-k)],
+ * 1-based, holds the median with at least 95 % confidence. Below 6 values
+ * no interval reaches 95 %, and k = 1 gives [min, max]. */
 static int median_interval_inset(int n)
 {
     double outside = 0;  /* P(B < k) */
