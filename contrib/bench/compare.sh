@@ -220,10 +220,11 @@ for variant in "${named[@]}"; do header+=",${variant}_us"; done
 header+=",validation"
 echo "$header" >"$csv"
 for size in $(cut -d, -f2 <<<"$median_table" | sort -n | uniq); do
-    get() { awk -F, -v v="$1" -v s="$size" '$1 == v && $2 == s {print $3}' <<<"$median_table"; }
+    # get VARIANT [COLUMN]: the variant's time (or COLUMN of median_table) at this size
+    get() { awk -F, -v v="$1" -v s="$size" -v c="${2:-3}" '$1 == v && $2 == s {print $c}' <<<"$median_table"; }
     valid=$(awk -F, -v s="$size" '$2 == s && $4 == "Fail" {f = 1} END {print f ? "Fail" : "Pass"}' <<<"$median_table")
     ompi=$(get open-mpi) hier=$(get hier) limit=$(limit_us "$size")
-    paired=$(awk -F, -v s="$size" '$1 == "hier" && $2 == s {print $5 "," $6}' <<<"$median_table")
+    paired="$(get hier 5),$(get hier 6)"
     row=$(awk -v s="$size" -v o="$ompi" -v h="$hier" -v l="$limit" -v p="$paired" -v one="$jobs" 'BEGIN {
         bounded = l != "-" && l > 0
         split(p, ratio, ",")   # hier over Open MPI, per iteration: its median, the interval upper end

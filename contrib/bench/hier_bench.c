@@ -502,9 +502,9 @@ static paired_t paired_ratio(const double *slowest, const double *first, int ite
     for (int i = 0; i < iters; ++i) ratios[i] = first[i] > 0 ? slowest[i] / first[i] : 1;
     paired_t r;
     r.median = median_of(ratios, iters);
-    const int k = iters > 1 ? median_interval_inset(iters) : 0;
-    r.low = ratios[k > 0 ? k - 1 : 0];
-    r.high = ratios[iters - (k > 0 ? k : 1)];
+    const int k = median_interval_inset(iters);  /* at least 1 */
+    r.low = ratios[k - 1];
+    r.high = ratios[iters - k];
     return r;
 }
 

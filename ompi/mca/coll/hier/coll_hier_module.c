@@ -655,9 +655,15 @@ static void hier_describe_settings(const mca_coll_hier_module_t *module, hier_op
     }
 }
 
+/* block_bytes' size class as a bit of settled_fallback. */
+static uint64_t hier_size_class_bit(size_t block_bytes)
+{
+    return UINT64_C(1) << hier_size_class(block_bytes);
+}
+
 static bool hier_fallback_is_settled(const mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes)
 {
-    return 0 != (module->settled_fallback[op] & (UINT64_C(1) << hier_size_class(block_bytes)));
+    return 0 != (module->settled_fallback[op] & hier_size_class_bit(block_bytes));
 }
 
 /* After a call that fell back with no reason of its own (unsupported) and
@@ -671,7 +677,7 @@ static void hier_settle_fallback(mca_coll_hier_module_t *module, hier_op_t op, s
          !hier_comm_fallback_settled(module->topology, op, module->algorithm[op], block_bytes))) {
         return;
     }
-    module->settled_fallback[op] |= UINT64_C(1) << hier_size_class(block_bytes);
+    module->settled_fallback[op] |= hier_size_class_bit(block_bytes);
 }
 
 const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,

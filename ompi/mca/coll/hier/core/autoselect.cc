@@ -238,9 +238,7 @@ std::string describe(const Comparison &comparison)
             line += "not modelled";
             continue;
         }
-        char ratio[32];
-        std::snprintf(ratio, sizeof ratio, " x%.2f", contender.worst_ratio);
-        line += times(contender) + ratio;
+        line += times(contender) + " " + format_ratio(contender.worst_ratio);
     }
     line += "; picks ";
     line += comparison.choice.algorithm ? comparison.choice.algorithm->name : "fallback";
