@@ -319,14 +319,14 @@ static void set_hier(const char *param, const char *value_name, int value)
 /* The calls with which hier's alltoall auto may measure candidates, where
  * its model cannot tell them from Open MPI's (at most 4 contenders, one
  * call each to warm up, then coll_hier_auto_trial_calls each per round, up
- * to 3 rounds): the warm-up covers them, so that the timed iterations run
+ * to 5 rounds: the core's kTrialRounds): the warm-up covers them, so that the timed iterations run
  * what auto kept. 0 without hier. */
 static int auto_trial_calls(const char *collective)
 {
     const int index = cvar_index("coll_hier_auto_trial_calls");
     int calls = 0;
     if (strcmp(collective, "alltoall") != 0 || index < 0 || cvar_access(index, &calls, 0) != MPI_SUCCESS) return 0;
-    return calls > 0 ? 4 * (1 + 3 * calls) : 0;
+    return calls > 0 ? 4 * (1 + 5 * calls) : 0;
 }
 
 /* Duplicates MPI_COMM_WORLD under the variant's settings, then puts the

@@ -644,13 +644,13 @@ done
 # auto's measurements (coll_hier_auto_trial_calls, 0 elsewhere here): on
 # 3 + 4 one-process nodes with unknown costs the model cannot tell the LG
 # rows from Open MPI's linear for these blocks, so the first calls of each
-# size class run them in turn, in up to 3 rounds, and the fastest is kept.
-# Repeated counts (40 each) give every class the calls the longest trial
-# needs (one call each to warm up, then 3 rounds of 3, for Open MPI's and 3
+# size class run them in turn, in up to 5 rounds, and the fastest is kept.
+# Repeated counts (64 each) give every class the calls the longest trial
+# needs (one call each to warm up, then 5 rounds of 3, for Open MPI's and 3
 # rows); each call is
 # checked, and the results must equal the fallback's (the ranks agree on
 # every call's algorithm, or the exchange would hang or differ).
-TRIAL_COUNTS=$(printf '1,%.0s' {1..40}; printf '100,%.0s' {1..39}; echo 100)
+TRIAL_COUNTS=$(printf '1,%.0s' {1..64}; printf '100,%.0s' {1..63}; echo 100)
 readonly TRIAL_MAP=1,1,1,1,1,1,1 TRIAL_CLUSTERS=3,4 TRIAL_COUNTS
 for alg in fallback auto; do
     name="auto measures: map=$TRIAL_MAP clusters=$TRIAL_CLUSTERS alg=$alg, counts repeated"
@@ -665,8 +665,8 @@ for alg in fallback auto; do
     fi
     check_checksum "$name: checksum" trial
     ((plain)) && continue
-    measured=$(grep -c -E '\): measured over (3|6|9) calls each \(medians of the slowest rank.s\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; each over open-mpi.s of its cycle: [a-z0-9_]+ x[0-9.]+[^;]*; picks [a-z0-9_]+$' "$log.err" || true)
-    started=$(grep -c -E '\): fallback \(measuring it against [a-z0-9_, ]+: one call each to warm up, then 3 each \(up to 9 where their times spread more than they differ\)\)' "$log.err" || true)
+    measured=$(grep -c -E '\): measured over (3|6|9|12|15) calls each \(medians of the slowest rank.s\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; each over open-mpi.s of its cycle: [a-z0-9_]+ x[0-9.]+[^;]*; picks [a-z0-9_]+$' "$log.err" || true)
+    started=$(grep -c -E '\): fallback \(measuring it against [a-z0-9_, ]+: one call each to warm up, then 3 each \(up to 15 while their ratios cannot tell them apart\)\)' "$log.err" || true)
     if ((measured == 0 || measured != started)); then
         fail "$name: measurements" "$started trials began and $measured ended (every class has calls enough)" "$log"
     else

@@ -602,21 +602,25 @@ TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
         EXPECT_STREQ(choice.algorithm ? choice.algorithm->name : "fallback", names[trial.contender_of(call)]) << call;
     }
     EXPECT_NE(std::string(trial.choice(0).reason).find("measuring it against lg_overlap and lg_at_once: one call "
-                                                       "each to warm up, then 3 each (up to 9 where their times "
-                                                       "spread more than they differ)"),
+                                                       "each to warm up, then 3 each (up to 15 while their ratios "
+                                                       "cannot tell them apart)"),
               std::string::npos)
         << trial.choice(0).reason;
     // Warm-up calls of 1 s (not counted), then Open MPI's 10 ms, lg_overlap
-    // 9 ms, lg_at_once 9.5 ms; one call of lg_overlap 30 ms (a stall): its
-    // median stays 9, and its median absolute deviation 0: no other round.
+    // 9 ms, lg_at_once 9.5 ms; one call of lg_overlap 30 ms (a stall): the
+    // range of its 3 ratios (0.9 to 3) holds 1, so another round runs.
     record(trial, 0, {{1, 10e-3, 10e-3, 10e-3}, {1, 9e-3, 30e-3, 9e-3}, {1, 9.5e-3, 9.5e-3, 9.5e-3}});
     std::string line;
+    ASSERT_TRUE(trial.extend(&line));
+    ASSERT_EQ(trial.calls(), 21);
+    // Without a stall: over 6 ratios, the interval (the 2nd to the 5th, 0.9)
+    // tells lg_overlap from 1.
+    record(trial, 12, {{10e-3, 10e-3, 10e-3}, {9e-3, 9e-3, 9e-3}, {9.5e-3, 9.5e-3, 9.5e-3}});
     EXPECT_FALSE(trial.extend(&line));
-    EXPECT_EQ(trial.calls(), 12);
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "lg_overlap");
-    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 10ms, lg_overlap 9ms, "
+    EXPECT_EQ(line, "measured over 6 calls each (medians of the slowest rank's): open-mpi 10ms, lg_overlap 9ms, "
                     "lg_at_once 9.5ms; each over open-mpi's of its cycle: lg_overlap x0.90, lg_at_once x0.95; "
                     "picks lg_overlap");
 }
@@ -656,17 +660,18 @@ TEST(Trial, JudgesEachRowByItsRatioToOpenMpisCallOfTheSameCycle)
                     "each over open-mpi's of its cycle: hypercube x0.90; picks hypercube");
 }
 
-TEST(Trial, TakesAnotherRoundWhileTheRatiosSpreadMoreThanTheyDifferFromOne)
+TEST(Trial, TakesAnotherRoundWhileTheIntervalOfTheMedianRatioHoldsOne)
 {
     Trial trial({row("hypercube"), row("mesh")}, 3);
     // After the warm-up: Open MPI's calls 1 ms; hypercube's 0.8, 1.2, 0.95
-    // (ratios' median 0.95, their deviation 0.15); mesh 3 ms.
+    // (ratios' median 0.95; the interval of 3, their range, holds 1); mesh
+    // 3 ms.
     record(trial, 0, {{5e-3, 1e-3, 1e-3, 1e-3}, {5e-3, 0.8e-3, 1.2e-3, 0.95e-3}, {5e-3, 3e-3, 3e-3, 3e-3}});
     std::string line;
     ASSERT_TRUE(trial.extend(&line));
     EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 1ms, hypercube 950us, "
                     "mesh 3ms; each over open-mpi's of its cycle: hypercube x0.95, mesh x3.00; hypercube's x0.95 is "
-                    "within its spread (0.15) of x1: 3 more calls each");
+                    "not told from x1 yet (x0.80 to x1.20): 3 more calls each");
     ASSERT_EQ(trial.calls(), 21);
     std::vector<int> calls_of(3, 0);
     for (int call = 12; call < 21; ++call) {
@@ -674,13 +679,24 @@ TEST(Trial, TakesAnotherRoundWhileTheRatiosSpreadMoreThanTheyDifferFromOne)
     }
     EXPECT_EQ(calls_of, std::vector<int>(3, 3));
     // The second round: Open MPI's at 1.2, hypercube at 0.9 (ratio 0.75).
-    // Over 6 cycles: median 0.775, deviation 0.025: decided.
+    // Over 6 cycles: median 0.775, interval (the 2nd to the 5th) 0.75 to
+    // 0.95: decided.
     record(trial, 12, {{1.2e-3, 1.2e-3, 1.2e-3}, {0.9e-3, 0.9e-3, 0.9e-3}, {3e-3, 3e-3, 3e-3}});
     EXPECT_FALSE(trial.extend(&line));
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "hypercube");
     EXPECT_EQ(line.rfind("measured over 6 calls each", 0), 0u) << line;
+    // Fewer than 3 ratios tell nothing, however far from 1: 2 calls each
+    // take a second round, then 4 ratios of 0.5 decide.
+    Trial pair({row("hypercube")}, 2);
+    record(pair, 0, {{5e-3, 1e-3, 1e-3}, {5e-3, 0.5e-3, 0.5e-3}});
+    ASSERT_TRUE(pair.extend(&line));
+    EXPECT_NE(line.find("hypercube's x0.50 is not told from x1 yet (too few calls): 2 more calls each"),
+              std::string::npos)
+        << line;
+    record(pair, 6, {{1e-3, 1e-3}, {0.5e-3, 0.5e-3}});
+    EXPECT_FALSE(pair.extend(nullptr));
     // At most kTrialRounds rounds, however close.
     Trial tied({row("hypercube")}, 1);
     int rounds = 1;

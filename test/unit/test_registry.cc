@@ -220,7 +220,7 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     input.node_of_rank = node_of_rank;
     input.cluster_map = "3,6";
     input.window = 1;
-    input.auto_trial_calls = 2;
+    input.auto_trial_calls = 3;
     char error[256], reason[256], line[1024];
     hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
@@ -236,7 +236,7 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);  // measuring
     int calls = 0;
     double *seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-    ASSERT_EQ(calls, 12);  // Open MPI's and 3 rows, one call each to warm up, then 2 each
+    ASSERT_EQ(calls, 16);  // Open MPI's and 3 rows, one call each to warm up, then 3 each
     // The first cycle warms up (1 s a call, not counted); then each call
     // takes 0.1 s, but those of the row of call 2 (the second), 0.08 s.
     const int contenders = 4;
@@ -254,7 +254,7 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
                                        sizeof line),
               1);
     EXPECT_EQ(chosen, second_row);
-    EXPECT_NE(std::strstr(line, "measured over 2 calls each"), nullptr) << line;
+    EXPECT_NE(std::strstr(line, "measured over 3 calls each"), nullptr) << line;
     // Decided: the same row from now on, for the whole size class, no trial.
     EXPECT_NE(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
@@ -266,18 +266,18 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);
     hier_comm_destroy(comm);
 
-    // Ratios that spread more than they differ from 1: another round. Open
-    // MPI's 0.10 s twice, the second row's 0.08 and 0.12 (ratios 0.8 and
-    // 1.2: median 1, deviation 0.2), the others' 0.2; then Open MPI's 0.12
-    // twice and the second row's 0.06 twice (0.5): median 0.65, deviation
-    // 0.15, decided.
+    // Ratios whose interval holds 1: another round. Open MPI's 0.10 s three
+    // times, the second row's 0.08, 0.12 and 0.09 (ratios 0.8, 1.2 and 0.9:
+    // their range holds 1), the others' 0.2; then Open MPI's 0.12 and the
+    // second row's 0.06 three times (0.5): over 6, median 0.65, interval
+    // (the 2nd to the 5th) 0.5 to 0.9, decided.
     comm = hier_comm_create(&input, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
-    const double open_mpi[] = {0.10, 0.10, 0.12, 0.12};
-    const double second_row_times[] = {0.08, 0.12, 0.06, 0.06};
+    const double open_mpi[] = {0.10, 0.10, 0.10, 0.12, 0.12, 0.12};
+    const double second_row_times[] = {0.08, 0.12, 0.09, 0.06, 0.06, 0.06};
     int open_mpi_calls = 0, second_row_calls = 0;
     for (int round = 0, call = 0; round < 2; ++round) {
-        for (const int end = round == 0 ? 12 : 20; call < end; ++call) {
+        for (const int end = round == 0 ? 16 : 28; call < end; ++call) {
             select(&chosen, &trial_call);
             ASSERT_EQ(trial_call, call);
             second_row = call == 2 ? chosen : second_row;
@@ -290,11 +290,11 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
         const int concluded = hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason,
                                                        line, sizeof line);
         EXPECT_EQ(concluded, round);
-        EXPECT_NE(std::strstr(line, round == 0 ? "2 more calls each" : "measured over 4 calls each"), nullptr)
+        EXPECT_NE(std::strstr(line, round == 0 ? "3 more calls each" : "measured over 6 calls each"), nullptr)
             << line;
         if (round == 0) {
             hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-            EXPECT_EQ(calls, 20);
+            EXPECT_EQ(calls, 28);
         }
     }
     EXPECT_EQ(chosen, second_row);

@@ -75,13 +75,28 @@ double median(std::vector<double> values)
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// The median absolute deviation of values from their median `middle`.
-double spread(std::vector<double> values, double middle)
+// The distribution-free interval [x(k+1), x(n-k)] of the sorted values that
+// holds their population's median with probability at least kTrialConfidence
+// (k the largest with 1 - 2 P(Binomial(n, 1/2) <= k) at least that), as
+// {low, high}; {-inf, +inf} where no k reaches it (fewer than 3 values at
+// 75 %): nothing can be told yet.
+std::pair<double, double> median_interval(std::vector<double> values)
 {
-    for (double &value : values) {
-        value = std::fabs(value - middle);
+    const int n = int(values.size());
+    double below = 0;  // P(Binomial(n, 1/2) <= k)
+    int inset = -1;
+    for (int k = 0; 2 * k < n; ++k) {
+        below += std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) - n * std::log(2.0));
+        if (1 - 2 * below < kTrialConfidence - 1e-9) {  // 3 values: exactly 75 %
+            break;
+        }
+        inset = k;
     }
-    return median(std::move(values));
+    if (inset < 0) {
+        return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    }
+    std::sort(values.begin(), values.end());
+    return {values[size_t(inset)], values[size_t(n - 1 - inset)]};
 }
 
 std::string format_ratio(double ratio)
@@ -254,7 +269,7 @@ Trial::Trial(std::vector<const Algorithm *> rows, int calls_each)
 {
     measuring_ = "measuring it against " + names(rows_) + ": one call each to warm up, then " +
                  std::to_string(calls_each_) + " each (up to " + std::to_string(kTrialRounds * calls_each_) +
-                 " where their times spread more than they differ)";
+                 " while their ratios cannot tell them apart)";
 }
 
 size_t Trial::contender_of(int index) const
@@ -324,14 +339,15 @@ bool Trial::extend(std::string *line)
     }
     const size_t fastest = fastest_row();
     const std::vector<double> ratios = ratios_of(fastest);
-    const double middle = median(ratios), noise = spread(ratios, middle);
-    if (std::fabs(1 - middle) > noise) {
+    const auto [low, high] = median_interval(ratios);
+    if (low > 1 || high < 1) {
         return false;
     }
     if (line) {
-        *line = measured() + "; " + rows_[fastest]->name + "'s " + format_ratio(middle) +
-                " is within its spread (" + format_ratio(noise).substr(1) + ") of x1: " +
-                std::to_string(calls_each_) + " more calls each";
+        *line = measured() + "; " + rows_[fastest]->name + "'s " + format_ratio(median(ratios)) +
+                " is not told from x1 yet (" +
+                (std::isfinite(low) ? format_ratio(low) + " to " + format_ratio(high) : std::string("too few calls")) +
+                "): " + std::to_string(calls_each_) + " more calls each";
     }
     ++rounds_;
     seconds_.resize(seconds_.size() + (rows_.size() + 1) * size_t(calls_each_), 0.0);

@@ -50,10 +50,14 @@ constexpr double kTrialGain = 0.03;
 // the rows it ranks close, but each row measured costs calls.
 constexpr size_t kTrialRows = 3;
 // Rounds of calls a trial may take: it measures another round while the
-// fastest row's median ratio to Open MPI's is no further from 1 than the
-// ratios spread (on the emulated torus one call can take twice the next,
-// and 3 calls each kept the slower contender in some classes).
-constexpr int kTrialRounds = 3;
+// interval that holds the fastest row's median ratio to Open MPI's with
+// probability kTrialConfidence holds 1 (on the emulated torus one call can
+// take twice the next: 3 calls each, judged by their median absolute
+// deviation, kept Open MPI's where hypercube was 15 % faster in 1 job of 10).
+constexpr int kTrialRounds = 5;
+// 75 %: a row the interval tells from 1 is rarely on the wrong side, and the
+// interval of 3 calls (their range) can already tell a clear gap.
+constexpr double kTrialConfidence = 0.75;
 // Beyond this, building every rank's schedule for every row and running
 // the model on them at the first call of a size class (work growing as p^2
 // messages per row and machine, and p^3 for edgecolor's colourings) costs
@@ -131,9 +135,9 @@ public:
     Choice choice(int index) const;
     std::vector<double> &seconds() { return seconds_; }
     // With every call so far recorded: true, calls() grown by another round
-    // of calls_each per contender, and one line saying why, when the fastest
-    // row's median ratio is no further from 1 than the ratios' median
-    // absolute deviation and fewer than kTrialRounds rounds ran.
+    // of calls_each per contender, and one line saying why, when the
+    // interval of the fastest row's median ratio (kTrialConfidence) holds 1
+    // and fewer than kTrialRounds rounds ran.
     bool extend(std::string *line);
     // The choice from the recorded times, and one line saying why.
     Choice conclude(std::string *line) const;

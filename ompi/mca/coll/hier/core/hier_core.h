@@ -265,7 +265,7 @@ int hier_comm_fallback_settled(hier_comm_t *comm, hier_op_t op, int requested, s
  * class: an array of *calls, owned by comm. */
 double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls);
 /* After the trial's last call so far: returns 0 when the trial takes another
- * round of calls (its times spread more than they differ; *calls of
+ * round of calls (its ratios cannot tell the rows from Open MPI's yet; *calls of
  * hier_comm_trial_seconds grows, the times so far kept), with one line
  * saying why; else 1, and ends the trial: the class's choice from the
  * seconds, as hier_comm_select would report it (*chosen, reason), and one
