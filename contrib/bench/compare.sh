@@ -39,7 +39,10 @@
 # iteration, Open MPI's time over hier's in that same iteration, the median
 # of that over the iterations (of the repetitions' medians), and the lowest
 # lower end of its 95 % interval; a slow phase of the machine slows both
-# sides of a pair, so it is steadier than the ratio of two averages. The
+# sides of a pair, so it is steadier than the ratio of two averages. Last
+# comes hier's paired ratio over the best named variant's (each over Open
+# MPI's of the same iterations; the median over the repetitions): how far
+# auto is from the best row, without the noise of two separate medians. The
 # physical limit comes from the scenario (its `limit` key); the table gives
 # hier's time against it.
 set -euo pipefail
@@ -215,9 +218,19 @@ median_table=$(awk -F, -v column="$stat_column" 'NR > 1 {key = $1 "," $5; n[key]
          for (i = 1; i <= m; i++) {a[i] = v[key, i]; b[i] = r[key, i]}
          printf "%s,%.1f,%s,%.4f,%.4f\n", key, median(a, m), (ok[key] ~ /Fail/ ? "Fail" : "Pass"), median(b, m), high[key]}}' "$raw")
 
+# Per size: the median over repetitions of hier's paired ratio over the
+# best named variant's (both over Open MPI's in the same iterations), "-"
+# without named variants or in separate jobs.
+paired_over_best=$(awk -F, -v one="$jobs" 'NR > 1 && one == "one" && $1 != "open-mpi" {key = $5 "," $2
+        if ($1 == "hier") {hier[key] = $13; sizes[$5] = 1} else if (!(key in best) || $13 < best[key]) best[key] = $13}
+    END {for (s in sizes) {m = 0; delete a
+         for (key in hier) {split(key, k, ","); if (k[1] == s && key in best) a[++m] = hier[key] / best[key]}
+         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+         if (m) printf "%s,%.2f\n", s, m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}}' "$raw")
+
 header="size,open-mpi_us,hier_us,speedup,paired_speedup,paired_speedup_low,limit_us,hier_over_limit,open-mpi_over_limit"
 for variant in "${named[@]}"; do header+=",${variant}_us"; done
-header+=",validation"
+header+=",validation,paired_hier_over_best"
 echo "$header" >"$csv"
 for size in $(cut -d, -f2 <<<"$median_table" | sort -n | uniq); do
     # get VARIANT [COLUMN]: the variant's time (or COLUMN of median_table) at this size
@@ -232,7 +245,8 @@ for size in $(cut -d, -f2 <<<"$median_table" | sort -n | uniq); do
                one == "one" ? sprintf("%.2f", 1 / ratio[1]) : "-", one == "one" ? sprintf("%.2f", 1 / ratio[2]) : "-",
                l, bounded ? sprintf("%.2f", h / l) : "-", bounded ? sprintf("%.2f", o / l) : "-"}')
     for variant in "${named[@]}"; do row+=",$(get "$variant")"; done
-    echo "$row,$valid" >>"$csv"
+    over_best=$(awk -F, -v s="$size" '$1 == s {print $2}' <<<"$paired_over_best")
+    echo "$row,$valid,${over_best:--}" >>"$csv"
 done
 
 echo "compare: $name, $collective, start $start, $statistic of iterations, median of $reps; times in us" >&2

@@ -52,8 +52,9 @@ constexpr size_t kTrialRows = 3;
 // Rounds of calls a trial may take: it measures another round while the
 // interval that holds the fastest row's median ratio to Open MPI's with
 // probability kTrialConfidence holds 1 (on the emulated torus one call can
-// take twice the next: 3 calls each, judged by their median absolute
-// deviation, kept Open MPI's where hypercube was 15 % faster in 1 job of 10).
+// take twice the next; the median absolute deviation of 3 ratios, which
+// this replaces, is the smaller gap between their median and a neighbour,
+// and could settle a tie after one round).
 constexpr int kTrialRounds = 5;
 // 75 %: a row the interval tells from 1 is rarely on the wrong side, and the
 // interval of 3 calls (their range) can already tell a clear gap.
