@@ -319,8 +319,8 @@ static void set_hier(const char *param, const char *value_name, int value)
 /* The calls with which hier's alltoall auto may measure candidates, where
  * its model cannot tell them from Open MPI's (at most 4 contenders, one
  * call each to warm up, then coll_hier_auto_trial_calls each per round, up
- * to 5 rounds: the core's kTrialRounds): the warm-up covers them, so that the timed iterations run
- * what auto kept. 0 without hier. */
+ * to 5 rounds: the core's kTrialRounds): the warm-up covers them, so that
+ * the timed iterations run what auto kept. 0 without hier. */
 static int auto_trial_calls(const char *collective)
 {
     const int index = cvar_index("coll_hier_auto_trial_calls");

@@ -216,8 +216,8 @@ static int hier_register(void)
         "Open MPI's call of the same turn, have the lowest median, if it is under 0.97, else "
         "Open MPI's. While the interval that holds that median with 75 % probability "
         "(distribution-free, from the ratios' order statistics) holds 1, another N calls each, "
-        "up to 5N in all. The last call of each "
-        "round adds one MPI_Allreduce of at most 4 (5N + 1) doubles. 0: the model "
+        "up to 5N in all. The last call of each round adds one MPI_Allreduce of at most "
+        "4 (5N + 1) doubles. 0: the model "
         "decides alone, the same on every run (values below 0 count as 0). Fixed per "
         "communicator when it is created",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
