@@ -36,7 +36,7 @@
 #define GUARD 64
 #define TAG_REFERENCE 4242
 #define TAG_SUMMARY 4343
-#define MAX_COUNTS 80
+#define MAX_COUNTS 128
 
 /* ------------------------------------------------------------------ lists */
 
