@@ -205,15 +205,18 @@ limit_us() {
     )
 }
 
+# awk: the median of x[1..m] (x is left as it was).
+awk_median='function median(x, m,    i, j, t, a) {for (i = 1; i <= m; i++) a[i] = x[i]
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+        return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}'
+
 # Per variant and size: the median over repetitions of the statistic and of
 # the paired ratio to Open MPI's (hier_bench's over_first: in one job,
 # open-mpi is the first variant), the largest upper end of its 95 % interval,
 # and whether every byte checked.
-median_table=$(awk -F, -v column="$stat_column" 'NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $column
+median_table=$(awk -F, -v column="$stat_column" "$awk_median"'
+    NR > 1 {key = $1 "," $5; n[key]++; v[key, n[key]] = $column
         r[key, n[key]] = $13; if ($15 > high[key]) high[key] = $15; ok[key] = ok[key] $10}
-    function median(x, m,    i, j, t, a) {for (i = 1; i <= m; i++) a[i] = x[i]
-        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
-        return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}
     END {for (key in n) {m = n[key]; delete a; delete b
          for (i = 1; i <= m; i++) {a[i] = v[key, i]; b[i] = r[key, i]}
          printf "%s,%.1f,%s,%.4f,%.4f\n", key, median(a, m), (ok[key] ~ /Fail/ ? "Fail" : "Pass"), median(b, m), high[key]}}' "$raw")
@@ -221,12 +224,12 @@ median_table=$(awk -F, -v column="$stat_column" 'NR > 1 {key = $1 "," $5; n[key]
 # Per size: the median over repetitions of hier's paired ratio over the
 # best named variant's (both over Open MPI's in the same iterations), "-"
 # without named variants or in separate jobs.
-paired_over_best=$(awk -F, -v one="$jobs" 'NR > 1 && one == "one" && $1 != "open-mpi" {key = $5 "," $2
+paired_over_best=$(awk -F, -v one="$jobs" "$awk_median"'
+    NR > 1 && one == "one" && $1 != "open-mpi" {key = $5 "," $2
         if ($1 == "hier") {hier[key] = $13; sizes[$5] = 1} else if (!(key in best) || $13 < best[key]) best[key] = $13}
     END {for (s in sizes) {m = 0; delete a
          for (key in hier) {split(key, k, ","); if (k[1] == s && key in best) a[++m] = hier[key] / best[key]}
-         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
-         if (m) printf "%s,%.2f\n", s, m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}}' "$raw")
+         if (m) printf "%s,%.2f\n", s, median(a, m)}}' "$raw")
 
 header="size,open-mpi_us,hier_us,speedup,paired_speedup,paired_speedup_low,limit_us,hier_over_limit,open-mpi_over_limit"
 for variant in "${named[@]}"; do header+=",${variant}_us"; done
