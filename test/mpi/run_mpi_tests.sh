@@ -665,10 +665,13 @@ for alg in fallback auto; do
     fi
     check_checksum "$name: checksum" trial
     ((plain)) && continue
-    measured=$(grep -c -E '\): measured over (3|6|9|12|15) calls each \(medians of the slowest rank.s\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; each over open-mpi.s of its cycle: [a-z0-9_]+ x[0-9.]+[^;]*; picks [a-z0-9_]+$' "$log.err" || true)
+    measured=$(grep -c -E '\): measured over (3|6|9|12|15) calls each \(medians from a common start\): open-mpi [^,]+, [a-z0-9_]+ [^;]+; each over open-mpi.s of its cycle: [a-z0-9_]+ x[0-9.]+[^;]*; picks [a-z0-9_]+$' "$log.err" || true)
     started=$(grep -c -E '\): fallback \(measuring it against [a-z0-9_, ]+: one call each to warm up, then 3 each \(up to 15 while their ratios cannot tell them apart\)\)' "$log.err" || true)
+    together=$(grep -c -E ': the trial.s calls started together, on clocks synchronized in [0-9.]+ ms; [0-9]+ of its first [0-9]+ starts came late$' "$log.err" || true)
     if ((measured == 0 || measured != started)); then
         fail "$name: measurements" "$started trials began and $measured ended (every class has calls enough)" "$log"
+    elif ((together != measured)); then
+        fail "$name: common starts" "$measured trials ended, $together said their calls started together" "$log"
     else
         pass "$name: measurements ($measured trials; $(grep -m1 -o 'measured over.*' "$log.err"))"
     fi

@@ -588,7 +588,7 @@ TEST(Trial, WarmsUpThenTakesTurnsStartingEachCycleWithTheNext)
     record(trial, 0, {{1, 10e-3}, {1e-3, 12e-3}});
     std::string line;
     EXPECT_EQ(trial.conclude(&line).algorithm, nullptr);
-    EXPECT_EQ(line, "measured over 1 call each (medians of the slowest rank's): open-mpi 10ms, hypercube 12ms; "
+    EXPECT_EQ(line, "measured over 1 call each (medians from a common start): open-mpi 10ms, hypercube 12ms; "
                     "each over open-mpi's of its cycle: hypercube x1.20; picks fallback");
 }
 
@@ -620,7 +620,7 @@ TEST(Trial, RunsEachContenderInTurnAndKeepsTheFastestMedian)
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "lg_overlap");
-    EXPECT_EQ(line, "measured over 6 calls each (medians of the slowest rank's): open-mpi 10ms, lg_overlap 9ms, "
+    EXPECT_EQ(line, "measured over 6 calls each (medians from a common start): open-mpi 10ms, lg_overlap 9ms, "
                     "lg_at_once 9.5ms; each over open-mpi's of its cycle: lg_overlap x0.90, lg_at_once x0.95; "
                     "picks lg_overlap");
 }
@@ -656,7 +656,7 @@ TEST(Trial, JudgesEachRowByItsRatioToOpenMpisCallOfTheSameCycle)
     const Choice kept = trial.conclude(&line);
     ASSERT_NE(kept.algorithm, nullptr);
     EXPECT_STREQ(kept.algorithm->name, "hypercube");
-    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 2ms, hypercube 1.8ms; "
+    EXPECT_EQ(line, "measured over 3 calls each (medians from a common start): open-mpi 2ms, hypercube 1.8ms; "
                     "each over open-mpi's of its cycle: hypercube x0.90; picks hypercube");
 }
 
@@ -669,7 +669,7 @@ TEST(Trial, TakesAnotherRoundWhileTheIntervalOfTheMedianRatioHoldsOne)
     record(trial, 0, {{5e-3, 1e-3, 1e-3, 1e-3}, {5e-3, 0.8e-3, 1.2e-3, 0.95e-3}, {5e-3, 3e-3, 3e-3, 3e-3}});
     std::string line;
     ASSERT_TRUE(trial.extend(&line));
-    EXPECT_EQ(line, "measured over 3 calls each (medians of the slowest rank's): open-mpi 1ms, hypercube 950us, "
+    EXPECT_EQ(line, "measured over 3 calls each (medians from a common start): open-mpi 1ms, hypercube 950us, "
                     "mesh 3ms; each over open-mpi's of its cycle: hypercube x0.95, mesh x3.00; hypercube's x0.95 is "
                     "not told from x1 yet (x0.80 to x1.20): 3 more calls each");
     ASSERT_EQ(trial.calls(), 21);

@@ -148,6 +148,16 @@ typedef struct mca_coll_hier_module_t {
     /* The last verbose line rank 0 printed for each collective. */
     char last_line[HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
 
+    /* The common start of a trial's calls (coll_hier_trial_clock.c): this
+     * rank's clock's offset to rank 0's, what synchronizing took, how long
+     * after the last arrival this rank had the last start's allreduce, whether
+     * it was late for that start, and the trial's late starts so far. */
+    double trial_clock_offset;
+    double trial_clock_seconds;
+    double trial_result_delay;
+    double trial_late;
+    int trial_starts_late;
+
     /* Reused by every call, grown on demand, freed at destruct. */
     ompi_request_t **requests;    /* [request_head, request_count) in flight */
     size_t request_head;
@@ -198,6 +208,14 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
  * the other ranks (one MPI_Allreduce) and concludes the class's choice. */
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds);
+
+/* coll_hier_trial_clock.c: before a trial's call (index trial_call), waits
+ * until every rank of comm has arrived and then until one instant, the same
+ * on every rank's clock (the clocks synchronized at the trial's first call);
+ * *start: that instant on this rank's clock (mca_coll_hier_now). Collective
+ * over comm. */
+int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int trial_call,
+                              double *start);
 
 /* coll_hier_probe.c: a monotonic clock, in seconds (the probes' and auto's
  * measurements). */

@@ -2,7 +2,8 @@
  * coll/hier MPI_Alltoall: asks the core for a schedule for this call and runs
  * it over the PML; hands the call to the previous module when the core says
  * fallback. Block b of the send buffer goes to rank b. A call auto measures
- * (hier_comm_select's trial) is timed here.
+ * (hier_comm_select's trial) is timed here, from the instant every rank
+ * starts it at (mca_coll_hier_trial_start).
  */
 #include "coll_hier.h"
 
@@ -61,7 +62,7 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
     const hier_schedule_t *schedule;
     size_t type_size, block_bytes;
     int trial_call, rc;
-    double start;
+    double start = 0;
 
     /* Every rank receives the same number of bytes per block (the send side
      * has the same signature), so every rank takes the same branches. */
@@ -72,7 +73,12 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
     }
     schedule = mca_coll_hier_choose_or_measure(module, comm, HIER_OP_ALLTOALL, -1, block_bytes, NULL,
                                                &trial_call);
-    start = trial_call >= 0 ? mca_coll_hier_now() : 0;
+    if (trial_call >= 0) {
+        rc = mca_coll_hier_trial_start(module, comm, trial_call, &start);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
     rc = hier_alltoall_run(module, schedule, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
     if (OMPI_SUCCESS != rc || trial_call < 0) {
         return rc;

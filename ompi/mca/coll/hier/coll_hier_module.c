@@ -52,6 +52,9 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->request_head = module->request_count = module->request_capacity = 0;
     module->messages = NULL;
     module->message_head = module->message_count = module->message_capacity = 0;
+    module->trial_clock_offset = module->trial_clock_seconds = module->trial_result_delay = 0;
+    module->trial_late = 0;
+    module->trial_starts_late = 0;
     module->tmp = module->in_place = module->sizes = module->offsets = NULL;
     module->tmp_size = module->in_place_size = module->sizes_size = module->offsets_size = 0;
 }
@@ -743,7 +746,8 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
     if (trial_call + 1 < calls) {
         return OMPI_SUCCESS;
     }
-    /* A call takes as long as its slowest rank; every rank concludes alike. */
+    /* A call takes from its common start to the last rank's exit; every
+     * rank concludes alike. */
     rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, measured, calls, MPI_DOUBLE, MPI_MAX, comm,
                                       comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS != rc) {
@@ -756,6 +760,12 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
                                 hier_op_name(op), comm->c_name, line);
         }
         return OMPI_SUCCESS;
+    }
+    if (0 == ompi_comm_rank(comm)) {
+        opal_output_verbose(2, mca_coll_hier_component.output,
+                            "coll:hier: %s on %s: the trial's calls started together, on clocks "
+                            "synchronized in %.1f ms; %d of its first %d starts came late", hier_op_name(op),
+                            comm->c_name, 1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
     }
     if (HIER_ALG_FALLBACK != chosen) {
         hier_describe_settings(module, op, reason, sizeof(reason));

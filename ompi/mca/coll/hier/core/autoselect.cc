@@ -323,7 +323,7 @@ std::string Trial::measured() const
     const std::vector<double> open_mpi = calls_of(0);
     std::string line = "measured over " + std::to_string(open_mpi.size()) +
                        (open_mpi.size() == 1 ? " call" : " calls") +
-                       " each (medians of the slowest rank's): open-mpi " + format_seconds(median(open_mpi));
+                       " each (medians from a common start): open-mpi " + format_seconds(median(open_mpi));
     std::string ratios = "; each over open-mpi's of its cycle:";
     for (size_t row = 0; row < rows_.size(); ++row) {
         line += std::string(", ") + rows_[row]->name + " " + format_seconds(median(calls_of(row + 1)));

@@ -404,6 +404,11 @@ int hier_comm_cluster_count(const hier_comm_t *comm)
     return comm->topology.cluster_count();
 }
 
+int hier_comm_node_of(const hier_comm_t *comm, int rank)
+{
+    return comm->topology.node_of(rank);
+}
+
 int hier_comm_cluster_of(const hier_comm_t *comm, int rank)
 {
     return comm->topology.cluster_of(rank);

@@ -219,6 +219,9 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
+/* The node of a rank of the communicator, 0 .. node_count - 1, nodes
+ * numbered in the order of their lowest rank. */
+int hier_comm_node_of(const hier_comm_t *comm, int rank);
 /* The cluster of a rank of the communicator, 0 .. cluster_count - 1. */
 int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
 /* The message probe's result: message_cost[0], [1], the time one more small

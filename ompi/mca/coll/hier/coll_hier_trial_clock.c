@@ -1,0 +1,242 @@
+/*
+ * coll/hier: a common start for the calls of auto's trials.
+ *
+ * A trial (hier_comm_select) times its contenders on the application's own
+ * calls. Timed from each rank's own entry, a call's time depends on how far
+ * apart the ranks arrived, and by how much depends on the algorithm: on the
+ * emulated torus at 4 KiB that timing had hypercube at 1.05 times Open
+ * MPI's time where a common start had it at 0.89 (docs/tuning.md). So each
+ * call of a trial starts as hier_bench -s clock starts an iteration: once
+ * every rank has arrived, at one instant on every rank, and is timed from
+ * that instant to the rank's exit; the trial takes the latest exit.
+ *
+ * The instant is on rank 0's clock. Each rank knows its clock's offset to
+ * rank 0's, estimated at the trial's first call by ping-pongs, as SKaMPI and
+ * ReproMPI synchronize clocks (offsets only: a trial lasts seconds, over
+ * which clocks drift by microseconds):
+ * - the processes of a node share a clock: only node leaders (the lowest
+ *   rank of each node) measure, and share the result with one allreduce;
+ * - each cluster's leader measures against rank 0 first, then each other
+ *   node leader against its cluster's leader, which answers with rank 0's
+ *   time: one pair per cluster crosses the backbone, and the clusters'
+ *   ping-pongs run side by side.
+ * A node leader's offset: the peer's time less the midpoint of the round
+ * trip, from the shortest of HIER_CLOCK_ROUND_TRIPS (the one least delayed
+ * either way).
+ *
+ * Every call of the trial: one allreduce (the previous module's, MAX) of the
+ * ranks' arrival instants on rank 0's clock and of how long after the last
+ * arrival each rank had the previous such allreduce's result; the start is
+ * the last arrival plus HIER_CLOCK_LEAD_FACTOR times that delay (at least
+ * HIER_CLOCK_MIN_LEAD), and every rank sleeps until it. A rank that has the
+ * result only after the start (late: it was not scheduled in time, on a
+ * host with more processes than cores) counts its lateness in the call; the
+ * next start leaves more lead. The first call measures that delay with one
+ * more allreduce.
+ *
+ * Cost per trial: (C - 1 + N - C) * HIER_CLOCK_ROUND_TRIPS round trips, the
+ * backbone's C - 1 of them in turn at rank 0, and one allreduce of N + 1
+ * numbers (N nodes, C clusters); per call, one allreduce of three numbers
+ * and the lead. Memory: N + 1 numbers at the trial's first call.
+ */
+#include "coll_hier.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/op/op.h"
+#include "opal/util/output.h"
+
+#define HIER_CLOCK_ROUND_TRIPS 4
+#define HIER_CLOCK_LEAD_FACTOR 3
+#define HIER_CLOCK_MIN_LEAD 200e-6
+/* The ping-pongs run within the alltoall's call, where no other message
+ * of comm on this tag can be in flight. */
+#define HIER_CLOCK_TAG MCA_COLL_BASE_TAG_BARRIER
+
+/* Pings peer, which answers each ping with its time on rank 0's clock;
+ * returns this clock's offset to rank 0's. */
+static int hier_clock_ping(struct ompi_communicator_t *comm, int peer, double *offset)
+{
+    double best_round_trip = INFINITY, ping = 0, peer_time;
+    int rc = OMPI_SUCCESS;
+
+    for (int trip = 0; trip < HIER_CLOCK_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
+        const double sent = mca_coll_hier_now();
+        rc = MCA_PML_CALL(send(&ping, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, MCA_PML_BASE_SEND_STANDARD, comm));
+        if (OMPI_SUCCESS == rc) {
+            rc = MCA_PML_CALL(recv(&peer_time, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, comm, MPI_STATUS_IGNORE));
+        }
+        const double back = mca_coll_hier_now();
+        if (OMPI_SUCCESS == rc && back - sent < best_round_trip) {
+            best_round_trip = back - sent;
+            *offset = peer_time - 0.5 * (sent + back);
+        }
+    }
+    return rc;
+}
+
+/* Answers peer's pings with this rank's time on rank 0's clock. */
+static int hier_clock_answer(struct ompi_communicator_t *comm, int peer, double offset)
+{
+    double ping, now;
+    int rc = OMPI_SUCCESS;
+
+    for (int trip = 0; trip < HIER_CLOCK_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
+        rc = MCA_PML_CALL(recv(&ping, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, comm, MPI_STATUS_IGNORE));
+        now = mca_coll_hier_now() + offset;
+        if (OMPI_SUCCESS == rc) {
+            rc = MCA_PML_CALL(send(&now, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, MCA_PML_BASE_SEND_STANDARD, comm));
+        }
+    }
+    return rc;
+}
+
+/* Whether rank is its node's lowest. */
+static bool hier_leads_node(const hier_comm_t *topology, int rank)
+{
+    for (int r = 0; r < rank; ++r) {
+        if (hier_comm_node_of(topology, r) == hier_comm_node_of(topology, rank)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The lowest rank of rank's cluster. */
+static int hier_cluster_leader(const hier_comm_t *topology, int rank)
+{
+    int r = 0;
+    while (hier_comm_cluster_of(topology, r) != hier_comm_cluster_of(topology, rank)) {
+        ++r;
+    }
+    return r;
+}
+
+/* A cluster leader answers the leaders of its cluster's other nodes; rank 0
+ * first answers the other clusters' leaders. */
+static int hier_clock_answer_all(const hier_comm_t *topology, struct ompi_communicator_t *comm, double offset)
+{
+    const int rank = ompi_comm_rank(comm), size = ompi_comm_size(comm);
+    int rc = OMPI_SUCCESS;
+
+    for (int r = 1; 0 == rank && r < size && OMPI_SUCCESS == rc; ++r) {
+        if (hier_cluster_leader(topology, r) == r) {
+            rc = hier_clock_answer(comm, r, offset);
+        }
+    }
+    for (int r = rank + 1; r < size && OMPI_SUCCESS == rc; ++r) {
+        if (hier_comm_cluster_of(topology, r) == hier_comm_cluster_of(topology, rank) && hier_leads_node(topology, r)) {
+            rc = hier_clock_answer(comm, r, offset);
+        }
+    }
+    return rc;
+}
+
+/* A node leader's offset (0 at rank 0): it pings its cluster's leader, or
+ * as a cluster's leader rank 0; then a cluster's leader answers. */
+static int hier_clock_lead_node(const hier_comm_t *topology, struct ompi_communicator_t *comm, double *offset)
+{
+    const int rank = ompi_comm_rank(comm), cluster_leader = hier_cluster_leader(topology, rank);
+    int rc = OMPI_SUCCESS;
+
+    *offset = 0;
+    if (0 != rank) {
+        rc = hier_clock_ping(comm, cluster_leader == rank ? 0 : cluster_leader, offset);
+    }
+    if (OMPI_SUCCESS == rc && cluster_leader == rank) {
+        rc = hier_clock_answer_all(topology, comm, *offset);
+    }
+    return rc;
+}
+
+/* Every rank's offset to rank 0's clock: its node leader's, shared through
+ * one allreduce with a flag that a ping-pong failed. */
+static int hier_clock_synchronize(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+{
+    const hier_comm_t *topology = module->topology;
+    const int rank = ompi_comm_rank(comm), nodes = hier_comm_node_count(topology);
+    const int node = hier_comm_node_of(topology, rank);
+    const double start = mca_coll_hier_now();
+    double *offsets = calloc((size_t) nodes + 1, sizeof(*offsets));
+    int rc = OMPI_SUCCESS;
+
+    if (NULL == offsets) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (hier_leads_node(topology, rank)) {
+        rc = hier_clock_lead_node(topology, comm, &offsets[node]);
+        offsets[nodes] = OMPI_SUCCESS != rc;
+    }
+    /* Every rank reaches the allreduce, even after a failed ping-pong. */
+    rc = module->previous.allreduce(MPI_IN_PLACE, offsets, nodes + 1, MPI_DOUBLE, MPI_SUM, comm,
+                                    module->previous.allreduce_module);
+    if (OMPI_SUCCESS == rc && offsets[nodes] > 0) {
+        rc = OMPI_ERROR;
+    }
+    module->trial_clock_offset = offsets[node];
+    module->trial_clock_seconds = mca_coll_hier_now() - start;
+    free(offsets);
+    return rc;
+}
+
+static void hier_sleep_until(double instant)
+{
+    const double whole = floor(instant);
+    const struct timespec until = {(time_t) whole, (long) (1e9 * (instant - whole))};
+    while (EINTR == clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) {
+    }
+}
+
+/* One allreduce of {arrival, delay of the previous one's result, late at
+ * the previous start}; returns the agreed start on rank 0's clock. */
+static int hier_clock_agree(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, double *start)
+{
+    const double offset = module->trial_clock_offset;
+    double agreed[3] = {mca_coll_hier_now() + offset, module->trial_result_delay, module->trial_late};
+    const int rc = module->previous.allreduce(MPI_IN_PLACE, agreed, 3, MPI_DOUBLE, MPI_MAX, comm,
+                                              module->previous.allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    const double lead = fmax(HIER_CLOCK_MIN_LEAD, HIER_CLOCK_LEAD_FACTOR * agreed[1]);
+    const double now = mca_coll_hier_now() + offset;
+    module->trial_starts_late += agreed[2] > 0;
+    module->trial_result_delay = now - agreed[0];
+    *start = agreed[0] + lead;
+    module->trial_late = now > *start;
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int trial_call,
+                              double *start)
+{
+    int rc = OMPI_SUCCESS;
+
+    if (NULL == module->previous.allreduce) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    if (0 == trial_call) {
+        module->trial_result_delay = 0;
+        module->trial_late = 0;
+        rc = hier_clock_synchronize(module, comm);
+        if (OMPI_SUCCESS == rc) {
+            rc = hier_clock_agree(module, comm, start);
+        }
+        module->trial_late = 0;
+        module->trial_starts_late = 0;
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = hier_clock_agree(module, comm, start);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    *start -= module->trial_clock_offset;
+    hier_sleep_until(*start);
+    return OMPI_SUCCESS;
+}
