@@ -118,27 +118,32 @@ static int hier_cluster_leader(const hier_comm_t *topology, int rank)
 }
 
 /* A cluster leader answers the leaders of its cluster's other nodes; rank 0
- * first answers the other clusters' leaders. */
+ * first answers the other clusters' leaders. Each waiting leader is
+ * answered even after another's exchange failed; the first failure is
+ * returned. (Trials run on at most 128 ranks: the scans stay cheap.) */
 static int hier_clock_answer_all(const hier_comm_t *topology, struct ompi_communicator_t *comm, double offset)
 {
     const int rank = ompi_comm_rank(comm), size = ompi_comm_size(comm);
     int rc = OMPI_SUCCESS;
 
-    for (int r = 1; 0 == rank && r < size && OMPI_SUCCESS == rc; ++r) {
+    for (int r = 1; 0 == rank && r < size; ++r) {
         if (hier_cluster_leader(topology, r) == r) {
-            rc = hier_clock_answer(comm, r, offset);
+            const int answered = hier_clock_answer(comm, r, offset);
+            rc = OMPI_SUCCESS == rc ? answered : rc;
         }
     }
-    for (int r = rank + 1; r < size && OMPI_SUCCESS == rc; ++r) {
+    for (int r = rank + 1; r < size; ++r) {
         if (hier_comm_cluster_of(topology, r) == hier_comm_cluster_of(topology, rank) && hier_leads_node(topology, r)) {
-            rc = hier_clock_answer(comm, r, offset);
+            const int answered = hier_clock_answer(comm, r, offset);
+            rc = OMPI_SUCCESS == rc ? answered : rc;
         }
     }
     return rc;
 }
 
 /* A node leader's offset (0 at rank 0): it pings its cluster's leader, or
- * as a cluster's leader rank 0; then a cluster's leader answers. */
+ * as a cluster's leader rank 0; then a cluster's leader answers, even after
+ * its own ping failed (its leaders wait for it). */
 static int hier_clock_lead_node(const hier_comm_t *topology, struct ompi_communicator_t *comm, double *offset)
 {
     const int rank = ompi_comm_rank(comm), cluster_leader = hier_cluster_leader(topology, rank);
@@ -148,8 +153,9 @@ static int hier_clock_lead_node(const hier_comm_t *topology, struct ompi_communi
     if (0 != rank) {
         rc = hier_clock_ping(comm, cluster_leader == rank ? 0 : cluster_leader, offset);
     }
-    if (OMPI_SUCCESS == rc && cluster_leader == rank) {
-        rc = hier_clock_answer_all(topology, comm, *offset);
+    if (cluster_leader == rank) {
+        const int answered = hier_clock_answer_all(topology, comm, *offset);
+        rc = OMPI_SUCCESS == rc ? answered : rc;
     }
     return rc;
 }
