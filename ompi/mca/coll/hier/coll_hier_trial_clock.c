@@ -34,10 +34,14 @@
  * next start leaves more lead. The first call measures that delay with one
  * more allreduce.
  *
- * Cost per trial: (C - 1 + N - C) * HIER_CLOCK_ROUND_TRIPS round trips, the
- * backbone's C - 1 of them in turn at rank 0, and one allreduce of N + 1
- * numbers (N nodes, C clusters); per call, one allreduce of three numbers
- * and the lead. Memory: N + 1 numbers at the trial's first call.
+ * Cost per trial: HIER_CLOCK_ROUND_TRIPS round trips for each of N - 1 node
+ * leaders (N nodes; the C - 1 across the backbone in turn at rank 0, C
+ * clusters) and one allreduce of N + 1 numbers; per call, one allreduce of
+ * three numbers and the lead. Memory: N + 1 numbers at the trial's first
+ * call.
+ *
+ * Without the previous module's allreduce (no other component provides
+ * one), each rank times its call from its own entry, as before.
  */
 #include "coll_hier.h"
 
@@ -224,7 +228,8 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
     int rc = OMPI_SUCCESS;
 
     if (NULL == module->previous.allreduce) {
-        return OMPI_ERR_NOT_SUPPORTED;
+        *start = mca_coll_hier_now();
+        return OMPI_SUCCESS;
     }
     if (0 == trial_call) {
         module->trial_result_delay = 0;
