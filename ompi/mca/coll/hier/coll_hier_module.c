@@ -761,11 +761,16 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
         }
         return OMPI_SUCCESS;
     }
-    if (0 == ompi_comm_rank(comm)) {
+    if (0 == ompi_comm_rank(comm) && NULL != module->previous.allreduce) {
         opal_output_verbose(2, mca_coll_hier_component.output,
                             "coll:hier: %s on %s: the trial's calls started together, on clocks "
                             "synchronized in %.1f ms; %d of its first %d starts came late", hier_op_name(op),
                             comm->c_name, 1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
+    } else if (0 == ompi_comm_rank(comm)) {
+        opal_output_verbose(2, mca_coll_hier_component.output,
+                            "coll:hier: %s on %s: the trial's calls were timed from each rank's own entry "
+                            "(no previous module's allreduce to start them together)", hier_op_name(op),
+                            comm->c_name);
     }
     if (HIER_ALG_FALLBACK != chosen) {
         hier_describe_settings(module, op, reason, sizeof(reason));
