@@ -220,6 +220,15 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
 /* coll_hier_probe.c: a monotonic clock, in seconds (the probes' and auto's
  * measurements). */
 double mca_coll_hier_now(void);
+/* coll_hier_probe.c: HIER_PROBE_ROUND_TRIPS ping-pongs of one double with
+ * peer on tag. The side that pings sends first; the other answers each ping
+ * with its time on a reference clock (mca_coll_hier_now() + answer_offset).
+ * The pinger returns the shortest of its round trips from first_counted on
+ * and the offset of its clock to that reference clock which that trip
+ * gives (the answer less the trip's midpoint); the answerer returns
+ * INFINITY and 0. */
+int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, bool pings, int first_counted,
+                            double answer_offset, double *round_trip, double *offset);
 /* coll_hier_probe.c: the one-way latency between every two nodes of comm
  * (node_of_rank: any integer per rank naming its node), measured by node
  * leaders on tag and shared with every rank: *matrix (N x N seconds, nodes

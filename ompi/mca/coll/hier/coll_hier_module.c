@@ -735,6 +735,23 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
     return mca_coll_hier_choose_or_measure(module, comm, op, root, block_bytes, unsupported, &trial_call);
 }
 
+/* At verbose 2, how the trial that just ended timed its calls. */
+static void hier_report_trial_timing(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                     hier_op_t op, int calls)
+{
+    if (NULL == module->previous.allreduce) {
+        opal_output_verbose(2, mca_coll_hier_component.output,
+                            "coll:hier: %s on %s: the trial's calls were timed from each rank's own entry "
+                            "(no previous module's allreduce to start them together)", hier_op_name(op),
+                            comm->c_name);
+        return;
+    }
+    opal_output_verbose(2, mca_coll_hier_component.output,
+                        "coll:hier: %s on %s: the trial's calls started together, on clocks synchronized in "
+                        "%.1f ms; %d of its first %d starts came late", hier_op_name(op), comm->c_name,
+                        1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
+}
+
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds)
 {
@@ -761,16 +778,8 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
         }
         return OMPI_SUCCESS;
     }
-    if (0 == ompi_comm_rank(comm) && NULL != module->previous.allreduce) {
-        opal_output_verbose(2, mca_coll_hier_component.output,
-                            "coll:hier: %s on %s: the trial's calls started together, on clocks "
-                            "synchronized in %.1f ms; %d of its first %d starts came late", hier_op_name(op),
-                            comm->c_name, 1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
-    } else if (0 == ompi_comm_rank(comm)) {
-        opal_output_verbose(2, mca_coll_hier_component.output,
-                            "coll:hier: %s on %s: the trial's calls were timed from each rank's own entry "
-                            "(no previous module's allreduce to start them together)", hier_op_name(op),
-                            comm->c_name);
+    if (0 == ompi_comm_rank(comm)) {
+        hier_report_trial_timing(module, comm, op, calls);
     }
     if (HIER_ALG_FALLBACK != chosen) {
         hier_describe_settings(module, op, reason, sizeof(reason));

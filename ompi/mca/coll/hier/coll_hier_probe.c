@@ -57,33 +57,34 @@ double mca_coll_hier_now(void)
     return (double) now.tv_sec + 1e-9 * (double) now.tv_nsec;
 }
 
-/* Ping-pongs with peer; the one that pings (first) measures and returns the
- * one-way latency, the other returns 0. */
-static int hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, bool pings,
-                          double *latency)
+int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, bool pings, int first_counted,
+                            double answer_offset, double *round_trip, double *offset)
 {
-    double best = -1, message = 0;
+    double message = 0;
     int rc = OMPI_SUCCESS;
 
+    *round_trip = INFINITY;
+    *offset = 0;
     for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
-        const double start = mca_coll_hier_now();
+        const double sent = mca_coll_hier_now();
         if (pings) {
             rc = MCA_PML_CALL(send(&message, 1, MPI_DOUBLE, peer, tag, MCA_PML_BASE_SEND_STANDARD, comm));
             if (OMPI_SUCCESS == rc) {
                 rc = MCA_PML_CALL(recv(&message, 1, MPI_DOUBLE, peer, tag, comm, MPI_STATUS_IGNORE));
             }
+            const double back = mca_coll_hier_now();
+            if (OMPI_SUCCESS == rc && trip >= first_counted && back - sent < *round_trip) {
+                *round_trip = back - sent;
+                *offset = message - 0.5 * (sent + back);
+            }
         } else {
             rc = MCA_PML_CALL(recv(&message, 1, MPI_DOUBLE, peer, tag, comm, MPI_STATUS_IGNORE));
+            message = mca_coll_hier_now() + answer_offset;
             if (OMPI_SUCCESS == rc) {
                 rc = MCA_PML_CALL(send(&message, 1, MPI_DOUBLE, peer, tag, MCA_PML_BASE_SEND_STANDARD, comm));
             }
         }
-        const double round_trip = mca_coll_hier_now() - start;
-        if (trip > 0 && (best < 0 || round_trip < best)) {
-            best = round_trip;
-        }
     }
-    *latency = pings ? best / 2 : 0;
     return rc;
 }
 
@@ -119,13 +120,14 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
     }
     for (int round = 0; me >= 0 && round < hier_one_factor_rounds(nodes) && OMPI_SUCCESS == rc; ++round) {
         const int partner = hier_one_factor_partner(me, round, nodes);
-        double one_way;
+        double round_trip, offset;
         if (partner == me) {
             continue;
         }
-        rc = hier_ping_pong(comm, leaders[partner], tag, me < partner, &one_way);
+        /* The first trip also opens the connection: not counted. */
+        rc = mca_coll_hier_ping_pong(comm, leaders[partner], tag, me < partner, 1, 0, &round_trip, &offset);
         if (me < partner) {
-            latency[me * nodes + partner] = latency[partner * nodes + me] = one_way;
+            latency[me * nodes + partner] = latency[partner * nodes + me] = round_trip / 2;
         }
     }
     free(leaders);

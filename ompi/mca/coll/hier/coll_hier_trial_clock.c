@@ -21,8 +21,8 @@
  *   time: one pair per cluster crosses the backbone, and the clusters'
  *   ping-pongs run side by side.
  * A node leader's offset: the peer's time less the midpoint of the round
- * trip, from the shortest of HIER_CLOCK_ROUND_TRIPS (the one least delayed
- * either way).
+ * trip, from the shortest of the ping-pongs of mca_coll_hier_ping_pong, the
+ * latency probe's (the one least delayed either way).
  *
  * Every call of the trial: one allreduce (the previous module's, MAX) of the
  * ranks' arrival instants on rank 0's clock and of how long after the last
@@ -34,7 +34,7 @@
  * next start leaves more lead. The first call measures that delay with one
  * more allreduce.
  *
- * Cost per trial: HIER_CLOCK_ROUND_TRIPS round trips for each of N - 1 node
+ * Cost per trial: the ping-pong's 4 round trips for each of N - 1 node
  * leaders (N nodes; the C - 1 across the backbone in turn at rank 0, C
  * clusters) and one allreduce of N + 1 numbers; per call, one allreduce of
  * three numbers and the lead. Memory: N + 1 numbers at the trial's first
@@ -51,11 +51,9 @@
 #include <time.h>
 
 #include "ompi/mca/coll/base/coll_tags.h"
-#include "ompi/mca/pml/pml.h"
 #include "ompi/op/op.h"
 #include "opal/util/output.h"
 
-#define HIER_CLOCK_ROUND_TRIPS 4
 #define HIER_CLOCK_LEAD_FACTOR 3
 #define HIER_CLOCK_MIN_LEAD 200e-6
 /* The ping-pongs run within the alltoall's call, where no other message
@@ -63,41 +61,18 @@
 #define HIER_CLOCK_TAG MCA_COLL_BASE_TAG_BARRIER
 
 /* Pings peer, which answers each ping with its time on rank 0's clock;
- * returns this clock's offset to rank 0's. */
+ * returns this clock's offset to rank 0's. Every trip counts. */
 static int hier_clock_ping(struct ompi_communicator_t *comm, int peer, double *offset)
 {
-    double best_round_trip = INFINITY, ping = 0, peer_time;
-    int rc = OMPI_SUCCESS;
-
-    for (int trip = 0; trip < HIER_CLOCK_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
-        const double sent = mca_coll_hier_now();
-        rc = MCA_PML_CALL(send(&ping, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, MCA_PML_BASE_SEND_STANDARD, comm));
-        if (OMPI_SUCCESS == rc) {
-            rc = MCA_PML_CALL(recv(&peer_time, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, comm, MPI_STATUS_IGNORE));
-        }
-        const double back = mca_coll_hier_now();
-        if (OMPI_SUCCESS == rc && back - sent < best_round_trip) {
-            best_round_trip = back - sent;
-            *offset = peer_time - 0.5 * (sent + back);
-        }
-    }
-    return rc;
+    double round_trip;
+    return mca_coll_hier_ping_pong(comm, peer, HIER_CLOCK_TAG, true, 0, 0, &round_trip, offset);
 }
 
 /* Answers peer's pings with this rank's time on rank 0's clock. */
 static int hier_clock_answer(struct ompi_communicator_t *comm, int peer, double offset)
 {
-    double ping, now;
-    int rc = OMPI_SUCCESS;
-
-    for (int trip = 0; trip < HIER_CLOCK_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
-        rc = MCA_PML_CALL(recv(&ping, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, comm, MPI_STATUS_IGNORE));
-        now = mca_coll_hier_now() + offset;
-        if (OMPI_SUCCESS == rc) {
-            rc = MCA_PML_CALL(send(&now, 1, MPI_DOUBLE, peer, HIER_CLOCK_TAG, MCA_PML_BASE_SEND_STANDARD, comm));
-        }
-    }
-    return rc;
+    double round_trip, unused;
+    return mca_coll_hier_ping_pong(comm, peer, HIER_CLOCK_TAG, false, 0, offset, &round_trip, &unused);
 }
 
 /* Whether rank is its node's lowest. */
