@@ -111,6 +111,9 @@ void print_machines(const Comparison &comparison, const Topology &topology)
         for (int c = 0; c < classes; ++c) {
             std::printf("%s %s %s", c ? "," : "", link_class_name(c), describe(comparison.machines[m].link[c]).c_str());
         }
+        if (topology.torus_of_nodes()) {
+            std::printf(", hop %s", format_seconds(comparison.machines[m].hop_latency).c_str());
+        }
         std::printf("\n");
     }
 }

@@ -562,6 +562,24 @@ if ((!plain)); then
     fi
 fi
 
+# On a torus of nodes the latency probe's pairs are 1 to 3 hops apart: the
+# model takes a neighbour's latency and one more per hop (here on one host
+# the slope may be 0, but it is there).
+if ((!plain)); then
+    name="auto verbose 2: a 2x4 torus of one-rank nodes"
+    run_check "$name" 8 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1,1 \
+        --mca coll_hier_torus_dims 2x4 --mca coll_hier_verbose 2 -- "$alltoall_checker"
+    check_result "$name: results"
+    world=$(grep -F 'coll:hier: alltoall on MPI_COMM_WORLD (size 8, 8 nodes, torus 2x4): model at ' "$log.err" || true)
+    if [[ -z $world ]]; then
+        fail "$name: predictions" "no predictions line for MPI_COMM_WORLD" "$log"
+    elif grep -v -q -E ', probed latency [^,:]+ plus [0-9.]+(ns|us|ms) per hop beyond the first, ' <<<"$world"; then
+        fail "$name: predictions" "a line without the probed latency per hop: $(head -n1 <<<"$world")" "$log"
+    else
+        pass "$name: predictions ($(head -n1 <<<"$world" | grep -o 'probed latency [^,]*'))"
+    fi
+fi
+
 # The probes of coll_hier_link_costs=probe (the default) run where auto's
 # time model decides the alltoall, and only there: not for an algorithm
 # given by name, not on one node. "p|node map|extra MCA|probes expected"

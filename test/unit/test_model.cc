@@ -171,6 +171,19 @@ TEST(Model, OnATorusRoutesThatShareALinkShareItsBandwidth)
     }
 }
 
+TEST(Model, OnATorusEachNodePassedThroughAddsTheHopLatency)
+{
+    // One message three hops round a ring of 8 nodes: it passes through two
+    // nodes. On a crossbar of NICs there is no hop to pay.
+    LinkCosts costs = textbook(ts, tw);
+    costs.hop_latency = 7e-6;
+    const Prediction ring = predict_time(Topology::from_torus_dims({8}), one_round(8, {{0, 3, 1}}), m, 1, costs);
+    const Prediction crossbar = predict_time(one_process_nodes(8), one_round(8, {{0, 3, 1}}), m, 1, costs);
+    ASSERT_EQ(ring.error + crossbar.error, "");
+    EXPECT_NEAR(ring.seconds, ts + 2 * 7e-6 + tw * m, 1e-12);
+    EXPECT_NEAR(crossbar.seconds, ts + tw * m, 1e-12);
+}
+
 TEST(Model, BackboneAddsItsLatencyAndLimitsTheRate)
 {
     // Two clusters of one node: the network's latency plus the backbone's,
@@ -230,6 +243,11 @@ TEST(LinkCosts, ParsesTheDocumentedForm)
     EXPECT_DOUBLE_EQ(spec.costs.link[kBackboneLink].latency, 5e-3);
     EXPECT_EQ(cost_corners(spec, true).size(), 1u);
     EXPECT_EQ(describe(spec.costs.link[kNetworkLink]), "30us:200Mbit/s:5us");
+    ASSERT_TRUE(parse_link_costs("hop=12us,network=30us:200Mbit/s", &spec, &error)) << error;
+    EXPECT_TRUE(spec.hop_given);
+    for (const LinkCosts &machine : cost_corners(spec, false)) {
+        EXPECT_DOUBLE_EQ(machine.hop_latency, 12e-6);
+    }
 
     ASSERT_TRUE(parse_link_costs("backbone=0.5ms:1.5GB/s", &spec, &error));
     EXPECT_DOUBLE_EQ(spec.costs.link[kBackboneLink].bandwidth, 1.5e9);
@@ -272,6 +290,44 @@ TEST(LinkCosts, ProbedLatenciesReplaceTheCornersOfClassesNotGiven)
     EXPECT_FALSE(parse_link_costs("probe,probe", &spec, &error));
 }
 
+TEST(LinkCosts, OnATorusTheProbeFitsANeighboursLatencyAndOnePerHop)
+{
+    // A 4x4 torus of nodes: 50 us to a neighbour and 7 us more per node
+    // passed through, one pair 1 ms slower (a stall): the slope moves by
+    // less than a tenth, the neighbour's latency (a median) not at all.
+    const Torus torus({4, 4});
+    std::vector<double> latency(256, 0);
+    std::vector<int> hops(256, 0);
+    for (int a = 0; a < 16; ++a) {
+        for (int b = 0; b < 16; ++b) {
+            hops[a * 16 + b] = torus.distance(a, b);
+            latency[a * 16 + b] = a == b ? 0 : 50e-6 + 7e-6 * (torus.distance(a, b) - 1);
+        }
+    }
+    latency[0 * 16 + 5] += 1e-3;
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("probe", &spec, &error)) << error;
+    apply_probe(&spec, latency, {}, hops);
+    EXPECT_NEAR(spec.measured_hop, 7e-6, 0.7e-6);
+    EXPECT_NEAR(spec.measured_network, 50e-6, 0.7e-6);
+    for (const LinkCosts &machine : cost_corners(spec, false)) {
+        EXPECT_DOUBLE_EQ(machine.hop_latency, spec.measured_hop);
+    }
+    // Latency falling with distance fits no hop latency; without a torus
+    // nothing is fitted; a hop latency the user gave stays.
+    for (int i = 0; i < 256; ++i) {
+        latency[i] = hops[i] ? 80e-6 - 5e-6 * hops[i] : 0;
+    }
+    apply_probe(&spec, latency, {}, hops);
+    EXPECT_DOUBLE_EQ(spec.measured_hop, 0);
+    ASSERT_TRUE(parse_link_costs("probe,hop=20us", &spec, &error)) << error;
+    apply_probe(&spec, latency, {});
+    EXPECT_LT(spec.measured_hop, 0);
+    apply_probe(&spec, latency, {}, hops);
+    EXPECT_DOUBLE_EQ(cost_corners(spec, false)[0].hop_latency, 20e-6);
+}
+
 TEST(LinkCosts, ProbedMessageCostsBecomeTheOverheadsOfClassesNotGiven)
 {
     LinkCostSpec spec;
@@ -301,7 +357,8 @@ TEST(LinkCosts, BadValuesGiveOneLineNamingTheParameterAndTheForm)
 {
     for (const char *bad : {"network", "network=30us", "network=30:1Gbit/s", "network=30us:1Gbps", "net=1us:1Gbit/s",
                             "node=1us:1Gbit/s,node=1us:1Gbit/s", "network=1us:0Gbit/s", ",", "network=1us:1Gbit/s:x",
-                            "network=1us:1Gbit/s:1us:1us", "network=-1us:1Gbit/s"}) {
+                            "network=1us:1Gbit/s:1us:1us", "network=-1us:1Gbit/s", "hop=7", "hop=1us,hop=2us",
+                            "hop=1us:1Gbit/s"}) {
         LinkCostSpec spec;
         std::string error;
         EXPECT_FALSE(parse_link_costs(bad, &spec, &error)) << bad;

@@ -157,6 +157,7 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
     }
     comparison.machines = cost_corners(costs, topology.cluster_count() > 1);
     comparison.probed_network = costs.given[kNetworkLink] ? -1 : costs.measured_network;
+    comparison.probed_hop = costs.hop_given ? -1 : costs.measured_hop;
     comparison.probed_crossing = costs.given[kBackboneLink] ? -1 : costs.measured_crossing;
     for (int c = 0; c < kBackboneLink; ++c) {
         comparison.probed_message[c] = costs.given[c] ? -1 : costs.measured_message[c];
@@ -226,6 +227,9 @@ std::string describe(const Comparison &comparison)
                        (machines == 1 ? std::string("given costs") : std::to_string(machines) + " cost sets");
     if (comparison.probed_network >= 0) {
         line += ", probed latency " + format_seconds(comparison.probed_network);
+    }
+    if (comparison.probed_hop >= 0) {
+        line += " plus " + format_seconds(comparison.probed_hop) + " per hop beyond the first";
     }
     if (comparison.probed_crossing >= 0) {
         line += ", between clusters " + format_seconds(comparison.probed_crossing);

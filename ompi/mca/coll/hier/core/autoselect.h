@@ -92,6 +92,7 @@ struct Comparison {
     size_t block_bytes = 0;
     int window = 1;
     double probed_network = -1;   // latencies the probe measured (link_costs.h), or -1
+    double probed_hop = -1;
     double probed_crossing = -1;
     double probed_message[kBackboneLink] = {-1, -1};  // per message (link_costs.h), or -1
     std::vector<LinkCosts> machines;

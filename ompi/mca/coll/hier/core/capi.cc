@@ -240,6 +240,24 @@ std::vector<std::string> host_names(const hier_comm_input_t &input, std::string 
 
 // The torus's sizes from the input, or empty and *error set when they do not
 // describe the communicator.
+// Hops between every two nodes (a * n + b) on a torus of nodes; empty
+// without one.
+std::vector<int> node_hops(const hier::Topology &topology)
+{
+    const hier::Torus *torus = topology.torus_of_nodes();
+    if (!torus) {
+        return {};
+    }
+    const int n = topology.node_count();
+    std::vector<int> hops(size_t(n) * size_t(n));
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            hops[size_t(a) * size_t(n) + size_t(b)] = torus->distance(a, b);
+        }
+    }
+    return hops;
+}
+
 std::vector<int> torus_of(const hier_comm_input_t &input, std::string *error)
 {
     if (input.torus_ndims <= 0) {
@@ -369,12 +387,12 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         if (!hier::parse_link_costs(input->link_costs ? input->link_costs : "", &costs, &ignored)) {
             costs = hier::LinkCostSpec();
         }
-        if (costs.probe && input->node_latency) {
-            const auto n = size_t(hier::Topology(nodes).node_count());
-            hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
-                              cluster_of_node);
-        }
         hier::Topology topology(nodes, cluster_of_node, torus_dims);
+        if (costs.probe && input->node_latency) {
+            const auto n = size_t(topology.node_count());
+            hier::apply_probe(&costs, std::vector<double>(input->node_latency, input->node_latency + n * n),
+                              cluster_of_node, node_hops(topology));
+        }
         auto pair_costs = hier::costs_from_setting(topology, cost_setting(topology, *input), &error);
         if (!pair_costs) {
             write_line(err, errlen, error);

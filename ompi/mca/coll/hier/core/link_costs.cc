@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 namespace hier {
@@ -38,10 +39,11 @@ const std::vector<LinkClass> &corners(int link_class)
 }
 
 const char *const kForm =
-    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, or probe, comma-separated, "
-    "e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
+    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, hop=LATENCY, or probe, "
+    "comma-separated, e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
 
 constexpr const char *kProbe = "probe";
+constexpr const char *kHop = "hop";
 
 struct Unit {
     const char *suffix;
@@ -90,6 +92,18 @@ std::vector<std::string> split(const std::string &text, char separator)
 }
 
 // One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], or probe; "" or what is wrong with it.
+std::string parse_hop(const std::string &value, LinkCostSpec *spec)
+{
+    if (spec->hop_given) {
+        return "gives hop twice";
+    }
+    if (!parse_quantity(value, kTimeUnits, &spec->costs.hop_latency)) {
+        return "has hop latency \"" + value + "\", not a number with ns, us, ms or s";
+    }
+    spec->hop_given = true;
+    return "";
+}
+
 std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
 {
     if (entry == kProbe) {
@@ -104,6 +118,9 @@ std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
         return "has \"" + entry + "\" without '='";
     }
     const std::string name = entry.substr(0, equals);
+    if (name == kHop) {
+        return parse_hop(entry.substr(equals + 1), spec);
+    }
     int link_class = -1;
     for (int c = 0; c < kLinkClasses; ++c) {
         link_class = name == kClassNames[c] ? c : link_class;
@@ -178,16 +195,50 @@ double median(std::vector<double> values)
     return values[values.size() / 2];
 }
 
+// The slope of latency over hops, at least 0 (0 when every pair is as far):
+// least squares over each hop count's median latency, weighted by its
+// pairs, so that a pair the probe caught in a stall does not tilt it.
+double hop_slope(const std::vector<double> &latency, const std::vector<double> &hops)
+{
+    std::map<double, std::vector<double>> by_hops;
+    for (size_t i = 0; i < latency.size(); ++i) {
+        by_hops[hops[i]].push_back(latency[i]);
+    }
+    double mean_latency = 0, mean_hops = 0;
+    for (const auto &[h, latencies] : by_hops) {
+        const double weight = double(latencies.size()) / double(latency.size());
+        mean_latency += weight * median(latencies);
+        mean_hops += weight * h;
+    }
+    double covariance = 0, variance = 0;
+    for (const auto &[h, latencies] : by_hops) {
+        const double weight = double(latencies.size());
+        covariance += weight * (h - mean_hops) * (median(latencies) - mean_latency);
+        variance += weight * (h - mean_hops) * (h - mean_hops);
+    }
+    return variance > 0 ? std::max(0.0, covariance / variance) : 0;
+}
+
 } // namespace
 
-void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node)
+void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node,
+                 const std::vector<int> &hops)
 {
     const auto n = size_t(std::lround(std::sqrt(double(latency.size()))));
-    std::vector<double> within, across;
+    std::vector<double> within, within_hops, across;
     for (size_t a = 0; a < n; ++a) {
         for (size_t b = a + 1; b < n; ++b) {
             const bool same = cluster_of_node.empty() || cluster_of_node[a] == cluster_of_node[b];
             (same ? within : across).push_back(latency[a * n + b]);
+            if (same && !hops.empty()) {
+                within_hops.push_back(double(hops[a * n + b]));
+            }
+        }
+    }
+    if (!hops.empty() && !within.empty()) {
+        spec->measured_hop = hop_slope(within, within_hops);
+        for (size_t i = 0; i < within.size(); ++i) {
+            within[i] -= spec->measured_hop * (within_hops[i] - 1);
         }
     }
     spec->measured_network = median(within);
@@ -223,6 +274,9 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
     for (LinkCosts &machine : machines) {
         if (!spec.given[kNetworkLink] && spec.measured_network >= 0) {
             machine.link[kNetworkLink].latency = spec.measured_network;
+        }
+        if (!spec.hop_given && spec.measured_hop >= 0) {
+            machine.hop_latency = spec.measured_hop;
         }
         if (!spec.given[kBackboneLink] && spec.measured_crossing >= 0) {
             machine.link[kBackboneLink].latency =

@@ -25,6 +25,10 @@ struct LinkClass {
 
 struct LinkCosts {
     LinkClass link[kLinkClasses];
+    // On a torus of nodes (one rank per node), what each node a message
+    // passes through adds to its latency: the network's latency is a
+    // neighbour's.
+    double hop_latency = 0;  // seconds
 };
 
 // What the user said: the classes given, and (given[c] false) those left
@@ -34,8 +38,10 @@ struct LinkCosts {
 struct LinkCostSpec {
     LinkCosts costs;
     bool given[kLinkClasses] = {false, false, false};
+    bool hop_given = false;
     bool probe = false;
     double measured_network = -1;   // one way between nodes of one cluster, seconds; -1: not measured
+    double measured_hop = -1;       // on a torus of nodes, per hop beyond the first, seconds; -1: not measured
     double measured_crossing = -1;  // one way between nodes of two clusters, seconds; -1: not measured
     // Per message, with every rank busy: within a node, between nodes (the
     // backbone's too: the cost is the CPU's, not the link's); -1: not measured.
@@ -47,8 +53,10 @@ struct LinkCostSpec {
 // entries: CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS one of node, network,
 // backbone, each at most once; times as a number and ns, us, ms or s;
 // bandwidths as a number and bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s
-// or GB/s (powers of 1000); and "probe", for the latencies of the classes
-// not given to be measured. E.g.
+// or GB/s (powers of 1000); hop=LATENCY, on a torus of nodes what each
+// node a message passes through adds (a neighbour's latency is the
+// network's); and "probe", for the latencies of the classes not given to be
+// measured. E.g.
 // "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
 // A class given without an overhead takes its default (kDefaultOverhead).
 // Returns false and one line in *error, naming the parameter and the form.
@@ -57,8 +65,14 @@ bool parse_link_costs(const std::string &text, LinkCostSpec *spec, std::string *
 // What the latency probe measured, into a spec that asked for it: the
 // median one-way latency between nodes of one cluster, and between nodes of
 // different clusters (latency[a * n + b] for n nodes, cluster_of_node empty
-// for one cluster). A class with no such pair stays unmeasured.
-void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node);
+// for one cluster). A class with no such pair stays unmeasured. With hops
+// (hops[a * n + b] on a torus of nodes; empty otherwise), the latency
+// within a cluster is fitted as a neighbour's plus one hop latency per
+// node passed through: the hop latency is the least-squares slope over the
+// pairs (at least 0), the neighbour's latency the median of each pair's
+// latency less its hops beyond the first at that slope.
+void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const std::vector<int> &cluster_of_node,
+                 const std::vector<int> &hops = {});
 
 // What the message probe measured (hier_core.h, message_cost), into a spec
 // that asked for it.

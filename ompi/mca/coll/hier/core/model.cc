@@ -204,9 +204,11 @@ int Model::path_of(int src, int dst, int cls)
     if (cls == kNodeLink) {
         use(src_node);
     } else if (torus_links_ > 0) {
-        for (const auto &[at, link] : topology_.torus_of_nodes()->route(src, dst)) {
+        const auto route = topology_.torus_of_nodes()->route(src, dst);
+        for (const auto &[at, link] : route) {
             use(first_torus_link_ + at * torus_links_ + link);
         }
+        path.latency += double(route.size() - 1) * costs_.hop_latency;
     } else {
         use(nodes + src_node);
         use(2 * nodes + dst_node);

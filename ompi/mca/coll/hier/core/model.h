@@ -12,9 +12,9 @@
 //   no NICs: each node's links out (one per direction, network bandwidth
 //   each), and a message between nodes uses every link of its
 //   dimension-ordered route (torus.h: Torus::route), so routes that share a
-//   link share its bandwidth. The latency stays the class's whatever the
-//   hops: a router adds little per hop, and the probe measures the median
-//   over the pairs;
+//   link share its bandwidth. Its latency is the network's plus the hop
+//   latency for each node it passes through (link_costs.h: given, or the
+//   latency probe's slope over the pairs' hops);
 // - the messages using a resource share it max-min fairly (progressive
 //   filling, recomputed whenever a message starts or ends);
 // - a message arrives one latency after its last byte left (network latency,
