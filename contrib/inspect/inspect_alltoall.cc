@@ -190,7 +190,7 @@ int alltoall(const Arguments &args)
         std::printf("unless measured: %s under x%.2f on some machine, so the first calls of the class run %s and "
                     "Open MPI's in turn (coll_hier_auto_trial_calls), and keep the fastest if %.0f %% faster than "
                     "Open MPI's\n",
-                    names(comparison.measure).c_str(), kTrialUpTo, comparison.measure.size() == 1 ? "it" : "them",
+                    names(algorithms_of(comparison.measure)).c_str(), kTrialUpTo, comparison.measure.size() == 1 ? "it" : "them",
                     100 * kTrialGain);
     }
     return 0;

@@ -578,15 +578,16 @@ TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
     // wins everywhere: the closest rows are measured, lg_overlap first.
     const Comparison large = compare_alltoall(two_clusters(3, 6), 65536, 1, LinkCostSpec());
     EXPECT_EQ(large.choice.algorithm, nullptr);
-    ASSERT_EQ(large.measure.size(), kTrialRows) << names_of(large.measure);
-    EXPECT_STREQ(large.measure[0]->name, "lg_overlap");
-    EXPECT_NE(describe(large).find("picks fallback, or " + names(large.measure, " or ") + " if measured faster"),
+    ASSERT_EQ(large.measure.size(), kTrialRows) << names_of(algorithms_of(large.measure));
+    EXPECT_STREQ(large.measure[0].algorithm->name, "lg_overlap");
+    EXPECT_NE(describe(large).find("picks fallback, or " + names(algorithms_of(large.measure), " or ") +
+                                   " if measured faster"),
               std::string::npos)
         << describe(large);
     // A row predicted 20 % faster everywhere is picked, nothing measured.
     const Comparison bruck = compare_alltoall(two_clusters(16, 16), 96, 1, LinkCostSpec());
     ASSERT_NE(bruck.choice.algorithm, nullptr);
-    EXPECT_TRUE(bruck.measure.empty()) << names_of(bruck.measure);
+    EXPECT_TRUE(bruck.measure.empty()) << names_of(algorithms_of(bruck.measure));
     // Every row far slower on every machine: nothing to measure. uneven-smp
     // at 64 KiB with its NICs' 200 Mbit/s given, a window of 1: factor and
     // the others run strict single-port steps, 1.3 to 5 times Open MPI's
@@ -598,10 +599,12 @@ TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
                                                    parse_link_costs(kUnevenSmpCosts, &spec, &error);
                                                    return spec;
                                                }());
-    for (const Algorithm *measured : strict.measure) {
+    for (const TrialRow &measured : strict.measure) {
         for (const Contender &contender : strict.rows) {
-            if (contender.algorithm == measured) {
-                EXPECT_LT(contender.worst_ratio, kTrialUpTo) << measured->name;
+            if (contender.algorithm == measured.algorithm) {
+                EXPECT_LT(contender.worst_ratio, kTrialUpTo) << measured.algorithm->name;
+                EXPECT_DOUBLE_EQ(measured.worst_ratio, contender.worst_ratio);
+                EXPECT_LE(measured.best_ratio, measured.worst_ratio);
             }
         }
     }
@@ -624,7 +627,7 @@ TEST(Trial, WarmsUpThenTakesTurnsStartingEachCycleWithTheNext)
 {
     for (const int rows : {1, 2, 3}) {
         for (const int calls_each : {1, 3}) {
-            std::vector<const Algorithm *> measured(size_t(rows), row("hypercube"));
+            std::vector<TrialRow> measured(size_t(rows), row("hypercube"));
             Trial trial(measured, calls_each);
             const int contenders = rows + 1;
             ASSERT_EQ(trial.calls(), contenders * (calls_each + 1));
@@ -762,6 +765,39 @@ TEST(Trial, TakesAnotherRoundWhileTheIntervalOfTheMedianRatioHoldsOne)
     }
     EXPECT_EQ(rounds, kTrialRounds);
     EXPECT_EQ(tied.calls(), 2 + 2 * kTrialRounds);
+}
+
+TEST(Trial, TakesASecondRoundWhenItsFirstGoesAgainstTheModel)
+{
+    // hypercube, predicted x0.90 to x0.97 of Open MPI's time: a first round
+    // at x1.10, x1.05, x1.20 (every ratio above 1) would keep Open MPI's:
+    // one more round first; after it, the data decide, whichever way.
+    const std::vector<std::vector<double>> slower = {{5e-3, 1e-3, 1e-3, 1e-3}, {5e-3, 1.1e-3, 1.05e-3, 1.2e-3}};
+    Trial favoured({TrialRow(row("hypercube"), 0.90, 0.97)}, 3);
+    record(favoured, 0, slower);
+    std::string line;
+    ASSERT_TRUE(favoured.extend(&line));
+    EXPECT_NE(line.find("hypercube's x1.10 goes against the model's prediction: 3 more calls each"),
+              std::string::npos)
+        << line;
+    record(favoured, 8, {{1e-3, 1e-3, 1e-3}, {1.1e-3, 1.1e-3, 1.1e-3}});
+    EXPECT_FALSE(favoured.extend(nullptr));
+    EXPECT_EQ(favoured.conclude(nullptr).algorithm, nullptr);
+    // Without a lean (the model had it faster on one machine only, or no
+    // model), the same first round settles it.
+    for (const TrialRow &unsure : {TrialRow(row("hypercube"), 0.90, 1.05), TrialRow(row("hypercube"))}) {
+        Trial trial({unsure}, 3);
+        record(trial, 0, slower);
+        EXPECT_FALSE(trial.extend(nullptr));
+    }
+    // The other way: a row predicted slower on every machine measured
+    // faster in its first round (x0.80 to x0.90) takes a second round too.
+    Trial doubted({TrialRow(row("hypercube"), 1.05, 1.20)}, 3);
+    record(doubted, 0, {{5e-3, 1e-3, 1e-3, 1e-3}, {5e-3, 0.8e-3, 0.85e-3, 0.9e-3}});
+    ASSERT_TRUE(doubted.extend(nullptr));
+    record(doubted, 8, {{1e-3, 1e-3, 1e-3}, {0.85e-3, 0.85e-3, 0.85e-3}});
+    EXPECT_FALSE(doubted.extend(nullptr));
+    ASSERT_NE(doubted.conclude(nullptr).algorithm, nullptr);
 }
 
 } // namespace

@@ -39,11 +39,11 @@ std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), 
 // kTrialRows of them, the lowest first. Many rows tie with Open MPI's on the
 // machine where one link bounds everything (a slow backbone): ratios within
 // kTrialBucket count as equal, and the lower worst ratio goes first.
-std::vector<const Algorithm *> rows_to_measure(const Comparison &comparison)
+std::vector<TrialRow> rows_to_measure(const Comparison &comparison)
 {
     struct Close {
         double best_bucket, worst;
-        const Algorithm *algorithm;
+        TrialRow row;
     };
     std::vector<Close> close;
     for (const Contender &contender : comparison.rows) {
@@ -55,15 +55,16 @@ std::vector<const Algorithm *> rows_to_measure(const Comparison &comparison)
             best = std::min(best, contender.predictions[m].seconds / comparison.open_mpi.predictions[m].seconds);
         }
         if (best < kTrialUpTo) {
-            close.push_back({std::floor(best / kTrialBucket), contender.worst_ratio, contender.algorithm});
+            close.push_back({std::floor(best / kTrialBucket), contender.worst_ratio,
+                             TrialRow(contender.algorithm, best, contender.worst_ratio)});
         }
     }
     std::stable_sort(close.begin(), close.end(), [](const Close &a, const Close &b) {
         return a.best_bucket != b.best_bucket ? a.best_bucket < b.best_bucket : a.worst < b.worst;
     });
-    std::vector<const Algorithm *> rows;
+    std::vector<TrialRow> rows;
     for (size_t i = 0; i < close.size() && i < kTrialRows; ++i) {
-        rows.push_back(close[i].algorithm);
+        rows.push_back(close[i].row);
     }
     return rows;
 }
@@ -262,16 +263,25 @@ std::string describe(const Comparison &comparison)
     line += "; picks ";
     line += comparison.choice.algorithm ? comparison.choice.algorithm->name : "fallback";
     if (!comparison.measure.empty()) {
-        line += ", or " + names(comparison.measure, " or ") + " if measured faster";
+        line += ", or " + names(algorithms_of(comparison.measure), " or ") + " if measured faster";
     }
     return line;
 }
 
-Trial::Trial(std::vector<const Algorithm *> rows, int calls_each)
+std::vector<const Algorithm *> algorithms_of(const std::vector<TrialRow> &rows)
+{
+    std::vector<const Algorithm *> algorithms;
+    for (const TrialRow &row : rows) {
+        algorithms.push_back(row.algorithm);
+    }
+    return algorithms;
+}
+
+Trial::Trial(std::vector<TrialRow> rows, int calls_each)
     : rows_(std::move(rows)), calls_each_(std::max(calls_each, 1)),
       seconds_((rows_.size() + 1) * size_t(calls_each_ + 1), 0.0)
 {
-    measuring_ = "measuring it against " + names(rows_) + ": one call each to warm up, then " +
+    measuring_ = "measuring it against " + names(algorithms_of(rows_)) + ": one call each to warm up, then " +
                  std::to_string(calls_each_) + " each (up to " + std::to_string(kTrialRounds * calls_each_) +
                  " while their ratios cannot tell them apart)";
 }
@@ -285,7 +295,7 @@ size_t Trial::contender_of(int index) const
 Choice Trial::choice(int index) const
 {
     const size_t contender = contender_of(index);
-    return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1]);
+    return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1].algorithm);
 }
 
 // The times of one contender's calls (0: Open MPI's), the warm-up's left out.
@@ -330,10 +340,29 @@ std::string Trial::measured() const
                        " each (medians from a common start): open-mpi " + format_seconds(median(open_mpi));
     std::string ratios = "; each over open-mpi's of its cycle:";
     for (size_t row = 0; row < rows_.size(); ++row) {
-        line += std::string(", ") + rows_[row]->name + " " + format_seconds(median(calls_of(row + 1)));
-        ratios += std::string(row == 0 ? " " : ", ") + rows_[row]->name + " " + format_ratio(median(ratios_of(row)));
+        const char *name = rows_[row].algorithm->name;
+        line += std::string(", ") + name + " " + format_seconds(median(calls_of(row + 1)));
+        ratios += std::string(row == 0 ? " " : ", ") + name + " " + format_ratio(median(ratios_of(row)));
     }
     return line + ratios;
+}
+
+// Whether the trial would keep row `row` over Open MPI's.
+bool Trial::row_wins(size_t row) const
+{
+    return median(ratios_of(row)) <= 1 - kTrialGain;
+}
+
+// Whether concluding now would go against the model: keeping Open MPI's
+// where it had a row faster on every machine, or keeping the fastest row
+// where it had that row slower on every machine (a tie, within kTie, is no
+// lean).
+bool Trial::against_model(size_t fastest) const
+{
+    if (row_wins(fastest)) {
+        return rows_[fastest].best_ratio > 1 + kTie;
+    }
+    return std::any_of(rows_.begin(), rows_.end(), [](const TrialRow &row) { return row.worst_ratio < 1 - kTie; });
 }
 
 bool Trial::extend(std::string *line)
@@ -344,14 +373,20 @@ bool Trial::extend(std::string *line)
     const size_t fastest = fastest_row();
     const std::vector<double> ratios = ratios_of(fastest);
     const auto [low, high] = median_interval(ratios);
-    if (low > 1 || high < 1) {
+    const bool told = low > 1 || high < 1;
+    const bool settled = told && !(rounds_ < kTrialRoundsAgainstModel && against_model(fastest));
+    if (settled) {
         return false;
     }
     if (line) {
-        *line = measured() + "; " + rows_[fastest]->name + "'s " + format_ratio(median(ratios)) +
-                " is not told from x1 yet (" +
-                (std::isfinite(low) ? format_ratio(low) + " to " + format_ratio(high) : std::string("too few calls")) +
-                "): " + std::to_string(calls_each_) + " more calls each";
+        const std::string why =
+            told ? " goes against the model's prediction"
+                 : " is not told from x1 yet (" +
+                       (std::isfinite(low) ? format_ratio(low) + " to " + format_ratio(high)
+                                           : std::string("too few calls")) +
+                       ")";
+        *line = measured() + "; " + rows_[fastest].algorithm->name + "'s " + format_ratio(median(ratios)) + why +
+                ": " + std::to_string(calls_each_) + " more calls each";
     }
     ++rounds_;
     seconds_.resize(seconds_.size() + (rows_.size() + 1) * size_t(calls_each_), 0.0);
@@ -361,12 +396,12 @@ bool Trial::extend(std::string *line)
 Choice Trial::conclude(std::string *line) const
 {
     const size_t fastest = fastest_row();
-    const bool row_wins = median(ratios_of(fastest)) <= 1 - kTrialGain;
+    const bool wins = row_wins(fastest);
     if (line) {
-        *line = measured() + "; picks " + (row_wins ? rows_[fastest]->name : "fallback");
+        *line = measured() + "; picks " + (wins ? rows_[fastest].algorithm->name : "fallback");
     }
-    return row_wins ? pick(HIER_OP_ALLTOALL, rows_[fastest])
-                    : fallback("the hier algorithms the model could not tell from it measured no faster");
+    return wins ? pick(HIER_OP_ALLTOALL, rows_[fastest].algorithm)
+                : fallback("the hier algorithms the model could not tell from it measured no faster");
 }
 
 namespace {
@@ -396,7 +431,7 @@ Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes
 } // namespace
 
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
-                   const LinkCostSpec &costs, std::string *predictions, std::vector<const Algorithm *> *measure)
+                   const LinkCostSpec &costs, std::string *predictions, std::vector<TrialRow> *measure)
 {
     if (measure) {
         measure->clear();

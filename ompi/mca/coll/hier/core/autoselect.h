@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,14 @@ constexpr size_t kTrialRows = 3;
 // this replaces, is the smaller gap between their median and a neighbour,
 // and could settle a tie after one round).
 constexpr int kTrialRounds = 5;
+// Rounds a trial takes at least when its first says the opposite of the
+// model (a row the model has faster than Open MPI's on every machine
+// measured slower, or one it has slower on every machine measured faster):
+// two kinds of evidence disagree, so one round of 3 calls, whose 75 %
+// interval is their range, is not enough to settle it (on the emulated
+// torus one such round at 8 B kept Open MPI's at x1.08 where `hypercube`
+// was 0.90 of its time).
+constexpr int kTrialRoundsAgainstModel = 2;
 // 75 %: a row the interval tells from 1 is rarely on the wrong side, and the
 // interval of 3 calls (their range) can already tell a clear gap.
 constexpr double kTrialConfidence = 0.75;
@@ -74,6 +83,20 @@ constexpr int kSizeClasses = 64;
 int size_class(size_t block_bytes);
 // The block size a class is decided at: 1.5 * 2^k (1 for k = 0).
 size_t class_block_bytes(int size_class);
+
+// A row auto measures, with the model's ratio of its time to Open MPI's on
+// the machine most and least in its favour (without them: no lean).
+struct TrialRow {
+    TrialRow(const Algorithm *row, double best = 0,
+             double worst = std::numeric_limits<double>::infinity())
+        : algorithm(row), best_ratio(best), worst_ratio(worst)
+    {
+    }
+    const Algorithm *algorithm;
+    double best_ratio;
+    double worst_ratio;
+};
+std::vector<const Algorithm *> algorithms_of(const std::vector<TrialRow> &rows);
 
 // One contender of a comparison: a registry row, or Open MPI's own choice.
 struct Contender {
@@ -99,7 +122,7 @@ struct Comparison {
     Contender open_mpi;
     std::vector<Contender> rows;  // the rows that apply, in table order
     Choice choice;
-    std::vector<const Algorithm *> measure;  // rows to measure against Open MPI's, if the model cannot tell
+    std::vector<TrialRow> measure;  // rows to measure against Open MPI's, if the model cannot tell
 };
 Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs);
 // The one line choose_auto writes for a comparison.
@@ -112,7 +135,7 @@ std::string describe(const Comparison &comparison);
 // (none, mostly): the caller may measure them (Trial).
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
                    const LinkCostSpec &costs, std::string *predictions,
-                   std::vector<const Algorithm *> *measure = nullptr);
+                   std::vector<TrialRow> *measure = nullptr);
 
 // auto's measurement of rows against Open MPI's own, for a size class the
 // model left open: Open MPI's and the n rows take turns, one call each per
@@ -125,7 +148,7 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
 // if that is kTrialGain below 1.
 class Trial {
 public:
-    Trial(std::vector<const Algorithm *> rows, int calls_each);
+    Trial(std::vector<TrialRow> rows, int calls_each);
     int calls() const { return int(seconds_.size()); }
     // Whose call `index` of the trial is: 0 for Open MPI's, i for the row
     // i - 1. The first cycle (one call each) warms up and is not counted: a
@@ -139,7 +162,9 @@ public:
     // With every call so far recorded: true, calls() grown by another round
     // of calls_each per contender, and one line saying why, when the
     // interval of the fastest row's median ratio (kTrialConfidence) holds 1
-    // and fewer than kTrialRounds rounds ran.
+    // and fewer than kTrialRounds rounds ran, or when what the trial would
+    // conclude goes against the model and fewer than kTrialRoundsAgainstModel
+    // ran.
     bool extend(std::string *line);
     // The choice from the recorded times, and one line saying why.
     Choice conclude(std::string *line) const;
@@ -149,8 +174,10 @@ private:
     std::vector<double> ratios_of(size_t row) const;
     size_t fastest_row() const;
     std::string measured() const;
+    bool row_wins(size_t row) const;
+    bool against_model(size_t fastest) const;
 
-    std::vector<const Algorithm *> rows_;
+    std::vector<TrialRow> rows_;
     int calls_each_;
     int rounds_ = 1;
     std::vector<double> seconds_;

@@ -464,7 +464,7 @@ hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *tr
     hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
     if (!decision.made) {
         std::string line;
-        std::vector<const hier::Algorithm *> measure;
+        std::vector<hier::TrialRow> measure;
         decision.choice = hier::choose_auto(op, comm->topology, hier::class_block_bytes(hier::size_class(block_bytes)),
                                             comm->window, comm->costs, &line, &measure);
         decision.made = true;
