@@ -568,7 +568,8 @@ fi
 if ((!plain)); then
     name="auto verbose 2: a 2x4 torus of one-rank nodes"
     run_check "$name" 8 --mca coll "$coll_list" --mca coll_hier_node_map 1,1,1,1,1,1,1,1 \
-        --mca coll_hier_torus_dims 2x4 --mca coll_hier_verbose 2 -- "$alltoall_checker"
+        --mca coll_hier_torus_dims 2x4 --mca coll_hier_link_costs probe --mca coll_hier_verbose 2 \
+        -- "$alltoall_checker"
     check_result "$name: results"
     world=$(grep -F 'coll:hier: alltoall on MPI_COMM_WORLD (size 8, 8 nodes, torus 2x4): model at ' "$log.err" || true)
     if [[ -z $world ]]; then

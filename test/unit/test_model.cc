@@ -293,8 +293,8 @@ TEST(LinkCosts, ProbedLatenciesReplaceTheCornersOfClassesNotGiven)
 TEST(LinkCosts, OnATorusTheProbeFitsANeighboursLatencyAndOnePerHop)
 {
     // A 4x4 torus of nodes: 50 us to a neighbour and 7 us more per node
-    // passed through, one pair 1 ms slower (a stall): the slope moves by
-    // less than a tenth, the neighbour's latency (a median) not at all.
+    // passed through, one pair 1 ms slower (a stall): neither the slope
+    // (over each hop count's median) nor the neighbour's latency moves.
     const Torus torus({4, 4});
     std::vector<double> latency(256, 0);
     std::vector<int> hops(256, 0);
@@ -309,8 +309,8 @@ TEST(LinkCosts, OnATorusTheProbeFitsANeighboursLatencyAndOnePerHop)
     std::string error;
     ASSERT_TRUE(parse_link_costs("probe", &spec, &error)) << error;
     apply_probe(&spec, latency, {}, hops);
-    EXPECT_NEAR(spec.measured_hop, 7e-6, 0.7e-6);
-    EXPECT_NEAR(spec.measured_network, 50e-6, 0.7e-6);
+    EXPECT_NEAR(spec.measured_hop, 7e-6, 1e-12);
+    EXPECT_NEAR(spec.measured_network, 50e-6, 1e-12);
     for (const LinkCosts &machine : cost_corners(spec, false)) {
         EXPECT_DOUBLE_EQ(machine.hop_latency, spec.measured_hop);
     }

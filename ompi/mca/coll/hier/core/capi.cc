@@ -238,8 +238,6 @@ std::vector<std::string> host_names(const hier_comm_input_t &input, std::string 
     return names;
 }
 
-// The torus's sizes from the input, or empty and *error set when they do not
-// describe the communicator.
 // Hops between every two nodes (a * n + b) on a torus of nodes; empty
 // without one.
 std::vector<int> node_hops(const hier::Topology &topology)
@@ -258,6 +256,8 @@ std::vector<int> node_hops(const hier::Topology &topology)
     return hops;
 }
 
+// The torus's sizes from the input, or empty and *error set when they do not
+// describe the communicator.
 std::vector<int> torus_of(const hier_comm_input_t &input, std::string *error)
 {
     if (input.torus_ndims <= 0) {

@@ -91,7 +91,7 @@ std::vector<std::string> split(const std::string &text, char separator)
     return parts;
 }
 
-// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], or probe; "" or what is wrong with it.
+// The LATENCY of hop=LATENCY; "" or what is wrong with it.
 std::string parse_hop(const std::string &value, LinkCostSpec *spec)
 {
     if (spec->hop_given) {
@@ -104,6 +104,8 @@ std::string parse_hop(const std::string &value, LinkCostSpec *spec)
     return "";
 }
 
+// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], hop=LATENCY or probe; "" or what is
+// wrong with it.
 std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
 {
     if (entry == kProbe) {
