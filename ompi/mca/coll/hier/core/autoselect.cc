@@ -41,11 +41,7 @@ std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), 
 // kTrialBucket count as equal, and the lower worst ratio goes first.
 std::vector<TrialRow> rows_to_measure(const Comparison &comparison)
 {
-    struct Close {
-        double best_bucket, worst;
-        TrialRow row;
-    };
-    std::vector<Close> close;
+    std::vector<TrialRow> rows;
     for (const Contender &contender : comparison.rows) {
         if (!contender.modelled()) {
             continue;
@@ -55,16 +51,15 @@ std::vector<TrialRow> rows_to_measure(const Comparison &comparison)
             best = std::min(best, contender.predictions[m].seconds / comparison.open_mpi.predictions[m].seconds);
         }
         if (best < kTrialUpTo) {
-            close.push_back({std::floor(best / kTrialBucket), contender.worst_ratio,
-                             TrialRow(contender.algorithm, best, contender.worst_ratio)});
+            rows.emplace_back(contender.algorithm, best, contender.worst_ratio);
         }
     }
-    std::stable_sort(close.begin(), close.end(), [](const Close &a, const Close &b) {
-        return a.best_bucket != b.best_bucket ? a.best_bucket < b.best_bucket : a.worst < b.worst;
+    auto bucket = [](const TrialRow &row) { return std::floor(row.best_ratio / kTrialBucket); };
+    std::stable_sort(rows.begin(), rows.end(), [&](const TrialRow &a, const TrialRow &b) {
+        return bucket(a) != bucket(b) ? bucket(a) < bucket(b) : a.worst_ratio < b.worst_ratio;
     });
-    std::vector<TrialRow> rows;
-    for (size_t i = 0; i < close.size() && i < kTrialRows; ++i) {
-        rows.push_back(close[i].row);
+    if (rows.size() > kTrialRows) {
+        rows.erase(rows.begin() + std::ptrdiff_t(kTrialRows), rows.end());
     }
     return rows;
 }

@@ -200,9 +200,9 @@ double median(std::vector<double> values)
 // The slope of latency over hops, at least 0 (0 when every pair is as far):
 // least squares over each hop count's median latency, weighted by its
 // pairs, so that a pair the probe caught in a stall does not tilt it.
-double hop_slope(const std::vector<double> &latency, const std::vector<double> &hops)
+double hop_slope(const std::vector<double> &latency, const std::vector<int> &hops)
 {
-    std::map<double, std::vector<double>> by_hops;
+    std::map<int, std::vector<double>> by_hops;
     for (size_t i = 0; i < latency.size(); ++i) {
         by_hops[hops[i]].push_back(latency[i]);
     }
@@ -210,13 +210,14 @@ double hop_slope(const std::vector<double> &latency, const std::vector<double> &
     for (const auto &[h, latencies] : by_hops) {
         const double weight = double(latencies.size()) / double(latency.size());
         mean_latency += weight * median(latencies);
-        mean_hops += weight * h;
+        mean_hops += weight * double(h);
     }
     double covariance = 0, variance = 0;
     for (const auto &[h, latencies] : by_hops) {
         const double weight = double(latencies.size());
-        covariance += weight * (h - mean_hops) * (median(latencies) - mean_latency);
-        variance += weight * (h - mean_hops) * (h - mean_hops);
+        const double beyond_mean = double(h) - mean_hops;
+        covariance += weight * beyond_mean * (median(latencies) - mean_latency);
+        variance += weight * beyond_mean * beyond_mean;
     }
     return variance > 0 ? std::max(0.0, covariance / variance) : 0;
 }
@@ -227,20 +228,21 @@ void apply_probe(LinkCostSpec *spec, const std::vector<double> &latency, const s
                  const std::vector<int> &hops)
 {
     const auto n = size_t(std::lround(std::sqrt(double(latency.size()))));
-    std::vector<double> within, within_hops, across;
+    std::vector<double> within, across;
+    std::vector<int> within_hops;
     for (size_t a = 0; a < n; ++a) {
         for (size_t b = a + 1; b < n; ++b) {
             const bool same = cluster_of_node.empty() || cluster_of_node[a] == cluster_of_node[b];
             (same ? within : across).push_back(latency[a * n + b]);
             if (same && !hops.empty()) {
-                within_hops.push_back(double(hops[a * n + b]));
+                within_hops.push_back(hops[a * n + b]);
             }
         }
     }
     if (!hops.empty() && !within.empty()) {
         spec->measured_hop = hop_slope(within, within_hops);
         for (size_t i = 0; i < within.size(); ++i) {
-            within[i] -= spec->measured_hop * (within_hops[i] - 1);
+            within[i] -= spec->measured_hop * double(within_hops[i] - 1);
         }
     }
     spec->measured_network = median(within);
