@@ -2,7 +2,7 @@ dnl -*- autoconf -*-
 dnl Finding the installed Open MPI that coll/hier builds against and loads into.
 dnl
 dnl Substitutes HIER_OMPI_CPPFLAGS (Open MPI's public and internal headers, plus
-dnl our fint_2_int.h stand-in when needed), HIER_OMPI_LDFLAGS, HIER_OMPI_LIBS
+dnl our stand-ins for the ones it lacks), HIER_OMPI_LDFLAGS, HIER_OMPI_LIBS
 dnl and componentdir.
 
 dnl HIER_OMPI_PARSABLE_PATH(NAME): what "ompi_info --path NAME" says.
@@ -55,9 +55,9 @@ AC_DEFUN([HIER_OMPI_FIND], [
 dnl HIER_OMPI_CHECK_HEADERS: stops with one clear message when Open MPI's
 dnl development headers (the internal ones a component needs) are missing.
 AC_DEFUN([HIER_OMPI_CHECK_HEADERS], [
-    AC_REQUIRE([HIER_OMPI_FIND])
+    AC_REQUIRE([HIER_OMPI_STANDINS])
     hier_save_CPPFLAGS=$CPPFLAGS
-    CPPFLAGS="$CPPFLAGS $HIER_OMPI_CPPFLAGS"
+    CPPFLAGS="$CPPFLAGS $hier_ompi_check_cppflags"
     AC_MSG_CHECKING([for Open MPI's component headers (ompi/mca/coll/coll.h)])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
 #include "ompi_config.h"
@@ -71,23 +71,29 @@ AC_DEFUN([HIER_OMPI_CHECK_HEADERS], [
     AC_COMPUTE_INT([hier_ompi_minor], [OMPI_MINOR_VERSION], [[#include <mpi.h>]])
     AC_COMPUTE_INT([hier_ompi_release], [OMPI_RELEASE_VERSION], [[#include <mpi.h>]])
     hier_ompi_version="$hier_ompi_major.$hier_ompi_minor.$hier_ompi_release"
-    AS_IF([test "$hier_ompi_major.$hier_ompi_minor" != 4.1],
-          [AC_MSG_WARN([coll/hier is written for Open MPI 4.1's collective interface; found $hier_ompi_version])])
+    hier_ompi_series="$hier_ompi_major.$hier_ompi_minor"
+    AC_MSG_CHECKING([which Open MPI series this is])
+    AS_CASE([$hier_ompi_series],
+        [4.1|5.0], [AC_MSG_RESULT([$hier_ompi_series ($hier_ompi_version)])],
+        [AC_MSG_RESULT([$hier_ompi_series ($hier_ompi_version), not one coll/hier is tested with])
+         AC_MSG_WARN([coll/hier is tested with Open MPI 4.1 and 5.0; found $hier_ompi_version])])
     CPPFLAGS=$hier_save_CPPFLAGS
 ])
 
 dnl HIER_OMPI_CHECK_LIBS: the component links libmpi (as Open MPI's own
 dnl components do, so it also loads where libmpi was opened RTLD_LOCAL) and
-dnl libopen-pal, whose MCA and output functions it calls directly.
+dnl nothing else of Open MPI's: libopen-pal's soname changes between series
+dnl (.so.40 in 4.1, .so.80 in 5.0) and comes in through libmpi, so that a module
+dnl loaded into the other series gets as far as its own one-line refusal.
 AC_DEFUN([HIER_OMPI_CHECK_LIBS], [
     AC_REQUIRE([HIER_OMPI_FIND])
-    HIER_OMPI_LIBS="-lmpi -lopen-pal"
+    HIER_OMPI_LIBS="-lmpi"
     hier_save_CPPFLAGS=$CPPFLAGS
     hier_save_LDFLAGS=$LDFLAGS
     hier_save_LIBS=$LIBS
-    CPPFLAGS="$CPPFLAGS $HIER_OMPI_CPPFLAGS"
+    CPPFLAGS="$CPPFLAGS $hier_ompi_check_cppflags"
     LDFLAGS="$LDFLAGS `echo $HIER_OMPI_LDFLAGS | sed 's/-R[[^ ]]*//g'`"
-    LIBS="$HIER_OMPI_LIBS $LIBS"
+    LIBS="$HIER_OMPI_LIBS -lopen-pal $LIBS"
     AC_MSG_CHECKING([for libmpi and libopen-pal])
     AC_LINK_IFELSE([AC_LANG_PROGRAM([[
 #include "ompi_config.h"
@@ -103,25 +109,63 @@ AC_DEFUN([HIER_OMPI_CHECK_LIBS], [
     AC_SUBST([HIER_OMPI_LIBS])
 ])
 
-dnl HIER_OMPI_FINT_COMPAT: ompi/op/op.h includes
-dnl ompi/mpi/fortran/base/fint_2_int.h, which Debian does not ship. When it is
-dnl missing, use our stand-in in config/compat, and say so.
-AC_DEFUN([HIER_OMPI_FINT_COMPAT], [
-    AC_REQUIRE([HIER_OMPI_CHECK_HEADERS])
+dnl HIER_OMPI_STANDIN(HEADER, PROGRAM): when PROGRAM, which includes HEADER
+dnl where this Open MPI needs it, does not compile (the installed Open MPI names
+dnl the header but does not ship it), add HEADER to hier_ompi_standins, the
+dnl headers config/compat stands in for.
+m4_define([HIER_OMPI_STANDIN], [
+    AC_MSG_CHECKING([whether Open MPI ships $1])
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[$2]], [[]])],
+        [AC_MSG_RESULT([yes, or needs none])],
+        [AC_MSG_RESULT([no: using coll/hier's stand-in (config/compat)])
+         hier_ompi_standins="${hier_ompi_standins:+$hier_ompi_standins }$1"])
+])
+
+dnl HIER_OMPI_STANDINS: what Open MPI's installed internal headers need that
+dnl the install lacks. Open MPI 5: <pmix.h>, which Debian keeps under
+dnl pkg-config's pmix, and the pthreads headers opal_config.h names for its
+dnl threads framework. Both series: ompi/mpi/fortran/base/fint_2_int.h, which
+dnl ompi/op/op.h includes and Debian does not ship.
+AC_DEFUN([HIER_OMPI_STANDINS], [
+    AC_REQUIRE([HIER_OMPI_FIND])
+    AC_REQUIRE([PKG_PROG_PKG_CONFIG])
+    hier_ompi_standins=
     hier_save_CPPFLAGS=$CPPFLAGS
     CPPFLAGS="$CPPFLAGS $HIER_OMPI_CPPFLAGS"
-    AC_MSG_CHECKING([whether Open MPI ships ompi/mpi/fortran/base/fint_2_int.h])
+    AC_MSG_CHECKING([whether Open MPI's headers need pkg-config's pmix flags])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
-#include "ompi_config.h"
-#include "ompi/mpi/fortran/base/fint_2_int.h"
+#include "opal_config.h"
+#if OPAL_MAJOR_VERSION >= 5
+#include <pmix.h>
+#endif
 ]], [[]])],
-        [AC_MSG_RESULT([yes])
-         hier_ompi_fint="Open MPI's"],
-        [AC_MSG_RESULT([no])
-         hier_ompi_fint="coll/hier's stand-in (config/compat)"
-         AC_MSG_NOTICE([using coll/hier's stand-in for ompi/mpi/fortran/base/fint_2_int.h (not shipped by this Open MPI)])
-         CPPFLAGS="$CPPFLAGS -I$srcdir/config/compat"
-         HIER_OMPI_CPPFLAGS="$HIER_OMPI_CPPFLAGS -I\$(top_srcdir)/config/compat"])
+        [AC_MSG_RESULT([no])],
+        [hier_pmix_cflags=`$PKG_CONFIG --cflags pmix 2>/dev/null`
+         AC_MSG_RESULT([yes: $hier_pmix_cflags])
+         CPPFLAGS="$CPPFLAGS $hier_pmix_cflags"
+         HIER_OMPI_CPPFLAGS="$HIER_OMPI_CPPFLAGS $hier_pmix_cflags"])
+    HIER_OMPI_STANDIN([opal/mca/threads/pthreads/threads_pthreads_mutex.h], [#include "opal_config.h"
+#if defined(MCA_threads_mutex_base_include_HEADER)
+#include MCA_threads_mutex_base_include_HEADER
+#endif])
+    AS_CASE([$hier_ompi_standins], [*threads_pthreads_mutex*], [
+        hier_ompi_standins="$hier_ompi_standins opal/mca/threads/pthreads/threads_pthreads_threads.h opal/mca/threads/pthreads/threads_pthreads_tsd.h"])
+    HIER_OMPI_STANDIN([ompi/mpi/fortran/base/fint_2_int.h], [#include "ompi_config.h"
+#include "ompi/mpi/fortran/base/fint_2_int.h"])
+    dnl hier_ompi_check_cppflags: the same for configure's own checks.
+    hier_ompi_check_cppflags=$HIER_OMPI_CPPFLAGS
+    AS_IF([test -n "$hier_ompi_standins"],
+          [HIER_OMPI_CPPFLAGS="$HIER_OMPI_CPPFLAGS -I\$(top_srcdir)/config/compat"
+           hier_ompi_check_cppflags="$hier_ompi_check_cppflags -I$srcdir/config/compat"])
+    CPPFLAGS=$hier_save_CPPFLAGS
+    AC_SUBST([HIER_OMPI_CPPFLAGS])
+])
+
+dnl HIER_OMPI_CHECK_OP: ompi/op/op.h (the reductions' operators) compiles.
+AC_DEFUN([HIER_OMPI_CHECK_OP], [
+    AC_REQUIRE([HIER_OMPI_CHECK_HEADERS])
+    hier_save_CPPFLAGS=$CPPFLAGS
+    CPPFLAGS="$CPPFLAGS $hier_ompi_check_cppflags"
     AC_MSG_CHECKING([whether ompi/op/op.h compiles])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
 #include "ompi_config.h"
@@ -131,7 +175,6 @@ AC_DEFUN([HIER_OMPI_FINT_COMPAT], [
         [AC_MSG_RESULT([no])
          AC_MSG_ERROR([ompi/op/op.h from Open MPI $hier_ompi_version does not compile; see config.log])])
     CPPFLAGS=$hier_save_CPPFLAGS
-    AC_SUBST([HIER_OMPI_CPPFLAGS])
 ])
 
 dnl HIER_OMPI_COMPONENT_DIR: where "make install" puts mca_coll_hier.so. By

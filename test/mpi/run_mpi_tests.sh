@@ -889,7 +889,7 @@ if ((!plain)); then
         run_check "$name" 6 --mca coll "$coll_list" --mca coll_hier_node_map 2,1,3 --mca coll_hier_verbose 1 \
             -- "$bench" -c alltoall -m 1:1024 -i 2 -x 1 -s barrier -f csv -v open-mpi,factor,pairwise:4
         rows=$(grep -cE '^(open-mpi|factor|pairwise:4),alltoall,barrier,[0-9]+,.*,Pass,' "$log.out" || true)
-        lines=$(sed -n 's/^coll:hier: alltoall on MPI COMMUNICATOR [0-9]* DUP FROM 0 ([^)]*): //p' "$log.err" | tr '\n' '|')
+        lines=$(sed -n 's/^coll:hier: alltoall on MPI COMM\(UNICATOR\)\{0,1\} [0-9]* DUP FROM 0 ([^)]*): //p' "$log.err" | tr '\n' '|')
         if ((rc != 0 || rows != 33)); then fail "$name" "exit code $rc, $rows of 33 rows validated" "$log"
         elif [[ $lines != "factor|pairwise (window 4)|" ]]; then
             fail "$name" "verbose lines say '${lines}', expected 'factor|pairwise (window 4)|'" "$log"

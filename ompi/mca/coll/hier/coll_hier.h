@@ -43,6 +43,14 @@ typedef struct mca_coll_hier_previous_t {
     MCA_COLL_HIER_COLLECTIVES(MCA_COLL_HIER_PREVIOUS_FIELDS)
 } mca_coll_hier_previous_t;
 
+/* The coll interface this component implements: 2.4.0 in Open MPI 5.0 (whose
+ * selection takes no other), 2.0.0 in 4.1. */
+#if defined(MCA_COLL_BASE_VERSION_2_4_0)
+#    define MCA_COLL_HIER_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
+#else
+#    define MCA_COLL_HIER_BASE_VERSION MCA_COLL_BASE_VERSION_2_0_0
+#endif
+
 /* Lines of output (verbose lines, error reports) are at most this long. */
 #define MCA_COLL_HIER_LINE_MAX 512
 /* auto's line of predictions (verbose 2): a name and a time per algorithm. */
@@ -52,7 +60,7 @@ typedef struct mca_coll_hier_previous_t {
 #define MCA_COLL_HIER_TORUS_MAX_DIMS 16
 
 typedef struct mca_coll_hier_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    mca_coll_base_component_t super;
 
     /* MCA parameters */
     int priority;                    /* coll_hier_priority */
@@ -75,6 +83,8 @@ typedef struct mca_coll_hier_component_t {
     int selection_priority;
     /* hier is the only component in the coll list: collectives lack a provider. */
     bool listed_alone;
+    /* Built for another Open MPI series than the one that loaded it: inert. */
+    bool other_series;
     /* The user's node map (with the cluster map, if any, over its nodes),
      * parsed once per process: this process's node and cluster. */
     int node_map_state;
@@ -90,7 +100,7 @@ typedef struct mca_coll_hier_component_t {
     int torus_sizes[MCA_COLL_HIER_TORUS_MAX_DIMS];
 } mca_coll_hier_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;
+OMPI_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;
 
 /* Buffers a call lends the core's schedule: where block 0 starts, elements
  * per block, their datatype and extent. Variable blocks (alltoallv): with

@@ -27,7 +27,7 @@ static int hier_close(void);
 mca_coll_hier_component_t mca_coll_hier_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            MCA_COLL_HIER_BASE_VERSION,
             .mca_component_name = "hier",
             MCA_BASE_MAKE_VERSION(component, MCA_COLL_HIER_MAJOR_VERSION,
                                   MCA_COLL_HIER_MINOR_VERSION,
@@ -170,6 +170,35 @@ static void hier_register_string(const char *name, const char *help, char *defau
                                            MCA_BASE_VAR_SCOPE_ALL_EQ, storage);
 }
 
+/* Is the Open MPI that loaded this module the series it was built for? The
+ * coll interface and libopen-pal change between series (4.1, 5.0) while
+ * libmpi.so.40 does not, so a module built for one series can be loaded by
+ * the other. It then says so in one line (from rank 0 of a job, or from
+ * ompi_info) and calls nothing of Open MPI's but the MPI standard's
+ * MPI_Get_library_version: it registers no parameter, its open and close do
+ * nothing and it declines every communicator. It still registers as a
+ * component, so that a coll list naming hier does not fail MPI_Init. */
+static bool hier_series_matches(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    int len = 0, major = -1, minor = -1;
+
+    if (MPI_SUCCESS != MPI_Get_library_version(version, &len) ||
+        2 != sscanf(version, "Open MPI v%d.%d", &major, &minor)) {
+        major = minor = -1;
+    }
+    if (OMPI_MAJOR_VERSION == major && OMPI_MINOR_VERSION == minor) {
+        return true;
+    }
+    if (NULL == rank || 0 == strcmp(rank, "0")) {
+        fprintf(stderr, "coll:hier: this mca_coll_hier.so was built for Open MPI %d.%d, loaded into %.*s: hier "
+                "is disabled and Open MPI's own collectives run (rebuild hier against this Open MPI)\n",
+                OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, (int) strcspn(version, ","), version);
+    }
+    return false;
+}
+
 static int hier_register(void)
 {
     mca_coll_hier_component_t *c = &mca_coll_hier_component;
@@ -177,6 +206,10 @@ static int hier_register(void)
     char *help;
     int rc;
 
+    c->other_series = !hier_series_matches();
+    if (c->other_series) {
+        return OPAL_SUCCESS;
+    }
     c->priority = HIER_DEFAULT_PRIORITY;
     c->priority_var = mca_base_component_var_register(v, "priority",
         "Priority of coll/hier (0-100). hier is used only when asked for: named in the coll "
@@ -346,6 +379,10 @@ static int hier_open(void)
 {
     mca_coll_hier_component_t *c = &mca_coll_hier_component;
     opal_output_stream_t stream;
+
+    if (c->other_series) {
+        return OMPI_SUCCESS;
+    }
 
     /* No prefix: the verbose lines are printed exactly as documented. */
     OBJ_CONSTRUCT(&stream, opal_output_stream_t);

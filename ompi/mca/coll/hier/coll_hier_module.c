@@ -274,7 +274,7 @@ static size_t hier_backbone_piece(void)
 
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
-    return OMPI_SUCCESS;
+    return mca_coll_hier_component.other_series ? OMPI_ERR_NOT_AVAILABLE : OMPI_SUCCESS;
 }
 
 mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *comm, int *priority)
