@@ -3,6 +3,7 @@
 // ceil((p - 1) / links), on every torus the issue names and more.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "torus_partition.h"
