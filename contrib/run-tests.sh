@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test of coll/hier, layer by layer (DESIGN.md's three layers):
+# Runs every test of coll/hier, layer by layer (docs/architecture.md):
 #   unit     the core, GoogleTest, no MPI                   (make check)
 #   mpi      mpirun on this host with imposed node maps      (make check)
 #   cluster  the emulated multi-node cluster and its delay line (root and
 #            network namespaces; reported as skipped without them)
 # against the component built in this tree, not an installed one. Builds
-# first if needed. Ends with one line "tests: N passed, M failed, K skipped"
-# over all layers; exits non-zero if anything failed.
+# first if needed. Where this host's Open MPI is 4.1, the same layers then run
+# again under Open MPI 5.0 (contrib/with-ompi5, set up on first use), and a
+# build of each series is loaded into the other (test/mpi/other_series.sh);
+# HIER_SKIP_OMPI5=1 skips that. Ends with one line "tests: N passed, M
+# failed, K skipped" over all of it; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,8 +30,8 @@ count() {
 
 # The last "N passed, M failed[, K skipped]" line of the output in $log.
 last_counts() {
-    grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n1 |
-        sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/'
+    grep -E '^([a-z0-9-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n1 |
+        sed -E 's/^([a-z0-9-]+: )?([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\2 \3 \5/'
 }
 
 # unit and mpi: make check runs both; GoogleTest's summary is in the
@@ -63,6 +66,44 @@ for test in test/cluster/test_delayline.sh test/cluster/run_cluster_tests.sh; do
     ((rc == 0)) || status=1
     count "cluster ($test)" "$p" "$f" "${s:-0}"
 done
+
+# Open MPI 5.0: every layer again in contrib/with-ompi5's build tree (whose
+# own run of this script stops here: its Open MPI is 5.0), then each series'
+# build loaded into the other.
+source contrib/mpirun-local.sh   # hier_ompi_series
+if [ "$(hier_ompi_series)" = 4.1 ] && [ -z "${HIER_SKIP_OMPI5:-}" ]; then
+    # layer LABEL CMD...: runs CMD, whose last counts line is its layer's.
+    layer() {
+        local label=$1 rc p f s; shift
+        "$@" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        read -r p f s <<<"$(last_counts)"
+        if [ -z "${p:-}" ]; then
+            echo "run-tests: $label did not report (exit $rc)" >&2
+            p=0 f=1 s=0
+        fi
+        ((rc == 0)) || status=1
+        count "$label" "$p" "$f" "${s:-0}"
+    }
+    if contrib/with-ompi5 --setup; then
+        ompi5_tree=$(contrib/with-ompi5 sh -c 'echo "$HIER_OMPI5_TREE"')
+        layer "open-mpi 5.0 (unit, mpi, cluster)" contrib/with-ompi5 --tree contrib/run-tests.sh
+        layer "open-mpi 5.0 loads hier built for 4.1" \
+            contrib/with-ompi5 test/mpi/other_series.sh ompi/mca/coll/hier/.libs/mca_coll_hier.so "$ompi5_tree/test/mpi/coll_check"
+        layer "open-mpi 4.1 loads hier built for 5.0" \
+            test/mpi/other_series.sh "${HIER_OMPI5_ROOT:-/var/lib/coll-hier/ompi5}$ompi5_tree/ompi/mca/coll/hier/.libs/mca_coll_hier.so" test/mpi/coll_check
+        # The in-tree build takes about 17 minutes: only when its glue changed.
+        if [ "$(contrib/intree-ompi5.sh --glue-hash)" != "$(cat contrib/intree-ompi5.checked 2>/dev/null)" ]; then
+            layer "in-tree build (Open MPI 5.0)" contrib/intree-ompi5.sh
+        else
+            echo "run-tests: in-tree build skipped: its glue is the one contrib/intree-ompi5.checked passed with"
+        fi
+    else
+        echo "run-tests: contrib/with-ompi5 could not set up Open MPI 5.0 (see above)" >&2
+        count "open-mpi 5.0" 0 1
+        status=1
+    fi
+fi
 
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0)) || status=1

@@ -85,6 +85,9 @@ png=$outdir/$name-$collective.png
 read -ra cluster_args <<<"$("$cluster" mpirun-args)"
 slots=$("$cluster" hostfile | awk '{sub("slots=", "", $2); n += $2} END {print n}')
 
+# How hier is asked for, its fallback Open MPI's own selection (han too, under 5.0).
+selection=$(hier_selection_args)
+
 # A component built in this tree wins over an installed one.
 component_path=()
 if [ -e "$top/ompi/mca/coll/hier/.libs/mca_coll_hier.so" ]; then
@@ -105,7 +108,7 @@ mca_args() {
 }
 variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
     [ "$1" = open-mpi ] && return
-    local hier="--mca coll hier,tuned,libnbc,basic,inter,self --mca coll_hier_verbose 1"
+    local hier="$selection --mca coll_hier_verbose 1"
     [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"
     [ -n "$scenario_torus" ] && hier+=" --mca coll_hier_torus_dims $scenario_torus"
     local base=${1%%+*} params=()
