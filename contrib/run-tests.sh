@@ -49,22 +49,29 @@ fi
 count unit "${unit_passed:-0}" "${unit_failed:-0}"
 count mpi "${mpi_passed:-0}" "${mpi_failed:-0}"
 
-# cluster: each script prints its counts last, or "SKIP: why" and exits 77.
-for test in test/cluster/test_delayline.sh test/cluster/run_cluster_tests.sh; do
-    HIER_DELAYLINE=$PWD/contrib/cluster/hier-delayline bash "$test" 2>&1 | tee "$log"
+# layer LABEL CMD...: runs CMD, whose last "N passed, M failed[, K
+# skipped]" line gives the layer's counts; exit 77 (with "SKIP: why") skips it.
+layer() {
+    local label=$1 rc p f s; shift
+    "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     if ((rc == 77)); then
-        echo "run-tests: $test skipped: $(grep -m1 '^SKIP' "$log")"
-        count "cluster ($test)" 0 0 1
-        continue
+        echo "run-tests: $label skipped: $(grep -m1 '^SKIP' "$log")"
+        count "$label" 0 0 1
+        return
     fi
     read -r p f s <<<"$(last_counts)"
     if [ -z "${p:-}" ]; then
-        echo "run-tests: $test did not report (exit $rc)" >&2
+        echo "run-tests: $label did not report (exit $rc)" >&2
         p=0 f=1 s=0
     fi
     ((rc == 0)) || status=1
-    count "cluster ($test)" "$p" "$f" "${s:-0}"
+    count "$label" "$p" "$f" "${s:-0}"
+}
+
+# cluster: each script prints its counts last, or "SKIP: why" and exits 77.
+for test in test/cluster/test_delayline.sh test/cluster/run_cluster_tests.sh; do
+    layer "cluster ($test)" env HIER_DELAYLINE="$PWD/contrib/cluster/hier-delayline" bash "$test"
 done
 
 # Open MPI 5.0: every layer again in contrib/with-ompi5's build tree (whose
@@ -72,26 +79,13 @@ done
 # build loaded into the other.
 source contrib/mpirun-local.sh   # hier_ompi_series
 if [ "$(hier_ompi_series)" = 4.1 ] && [ -z "${HIER_SKIP_OMPI5:-}" ]; then
-    # layer LABEL CMD...: runs CMD, whose last counts line is its layer's.
-    layer() {
-        local label=$1 rc p f s; shift
-        "$@" 2>&1 | tee "$log"
-        rc=${PIPESTATUS[0]}
-        read -r p f s <<<"$(last_counts)"
-        if [ -z "${p:-}" ]; then
-            echo "run-tests: $label did not report (exit $rc)" >&2
-            p=0 f=1 s=0
-        fi
-        ((rc == 0)) || status=1
-        count "$label" "$p" "$f" "${s:-0}"
-    }
     if contrib/with-ompi5 --setup; then
-        ompi5_tree=$(contrib/with-ompi5 sh -c 'echo "$HIER_OMPI5_TREE"')
+        ompi5_tree=$(contrib/with-ompi5 --tree pwd)
         layer "open-mpi 5.0 (unit, mpi, cluster)" contrib/with-ompi5 --tree contrib/run-tests.sh
         layer "open-mpi 5.0 loads hier built for 4.1" \
             contrib/with-ompi5 test/mpi/other_series.sh ompi/mca/coll/hier/.libs/mca_coll_hier.so "$ompi5_tree/test/mpi/coll_check"
         layer "open-mpi 4.1 loads hier built for 5.0" \
-            test/mpi/other_series.sh "${HIER_OMPI5_ROOT:-/var/lib/coll-hier/ompi5}$ompi5_tree/ompi/mca/coll/hier/.libs/mca_coll_hier.so" test/mpi/coll_check
+            test/mpi/other_series.sh "$(contrib/with-ompi5 --root)$ompi5_tree/ompi/mca/coll/hier/.libs/mca_coll_hier.so" test/mpi/coll_check
         # The in-tree build takes about 17 minutes: only when its glue changed.
         if [ "$(contrib/intree-ompi5.sh --glue-hash)" != "$(cat contrib/intree-ompi5.checked 2>/dev/null)" ]; then
             layer "in-tree build (Open MPI 5.0)" contrib/intree-ompi5.sh
