@@ -86,7 +86,7 @@ dnl nothing else of Open MPI's: libopen-pal's soname changes between series
 dnl (.so.40 in 4.1, .so.80 in 5.0) and comes in through libmpi, so that a module
 dnl loaded into the other series gets as far as its own one-line refusal.
 AC_DEFUN([HIER_OMPI_CHECK_LIBS], [
-    AC_REQUIRE([HIER_OMPI_FIND])
+    AC_REQUIRE([HIER_OMPI_STANDINS])
     HIER_OMPI_LIBS="-lmpi"
     hier_save_CPPFLAGS=$CPPFLAGS
     hier_save_LDFLAGS=$LDFLAGS
