@@ -135,7 +135,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: " PROG " [--counts N,N,...] [--quick] [--types LIST] [--comms LIST]\n"
             "                      [--in-place no|yes|both]\n");
-    common_usage(f, ALL_TYPES, ALL_COMMS);
+    common_usage(f, ALL_TYPES, COMM_KINDS);
     fprintf(f,
             "  --in-place  also MPI_IN_PLACE cases (default both; skipped for type\n"
             "              pairs whose send and receive types differ)\n");
@@ -150,7 +150,7 @@ static int parse_options(int argc, char **argv, common_options_t *o)
         if (parse_common_option(argc, argv, &i, o) != 1) return -1;
     }
     if (o->types && !all_in_list(o->types, ALL_TYPES)) return -1;
-    return all_in_list(o->comms, ALL_COMMS) ? 0 : -1;
+    return all_in_list(o->comms, COMM_KINDS) ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------- main */
@@ -158,7 +158,7 @@ static int parse_options(int argc, char **argv, common_options_t *o)
 static void run_all(const common_options_t *o, tally_t *t)
 {
     type_pair_t types[16];
-    comm_entry_t comms[8];
+    comm_entry_t comms[MAX_COMMS];
     int ntypes = build_types(types);
     int ncomms = build_comms(comms, o->comms);
     uint32_t seed = 0;

@@ -164,7 +164,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: " PROG " [--types LIST] [--counts LIST] [--comms LIST] [--in-place no|yes|both]\n"
                "  --types     any of " ALL_TYPES " (default: all)\n"
                "  --counts    count patterns, any of " ALL_PATTERNS " (default: all)\n"
-               "  --comms     any of " ALL_COMMS " (default: all)\n"
+               "  --comms     any of " COMM_KINDS " (default: " ALL_COMMS ")\n"
                "  --in-place  also MPI_IN_PLACE cases (default both; skipped for type\n"
                "              pairs whose send and receive types differ)\n");
 }
@@ -178,7 +178,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         if (!v) return -1;
         if (!strcmp(a, "--types") && all_in_list(v, ALL_TYPES)) o->types = v;
         else if (!strcmp(a, "--counts") && all_in_list(v, ALL_PATTERNS)) o->patterns = v;
-        else if (!strcmp(a, "--comms") && all_in_list(v, ALL_COMMS)) o->comms = v;
+        else if (!strcmp(a, "--comms") && all_in_list(v, COMM_KINDS)) o->comms = v;
         else if (!strcmp(a, "--in-place") && !strcmp(v, "no")) o->in_place = 0;
         else if (!strcmp(a, "--in-place") && !strcmp(v, "yes")) o->in_place = 1;
         else if (!strcmp(a, "--in-place") && !strcmp(v, "both")) o->in_place = 2;
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     if (parsed != 0) return exit_with_usage(parsed, usage);
 
     type_pair_t types[16];
-    comm_entry_t comms[4];
+    comm_entry_t comms[MAX_COMMS];
     const int ntypes = build_types(types), ncomms = build_comms(comms, o.comms);
     const char *patterns[] = {"uniform", "zeros", "random", "one-sender", "empty", "large"};
     tally_t t = TALLY_START;

@@ -187,6 +187,12 @@ static size_t extent_of(MPI_Datatype t)
 /* ---------------------------------------------------------- communicators */
 
 #define ALL_COMMS "world,dup,parity,reversed"
+/* The kinds --comms accepts: ALL_COMMS (the default) and "churn", twenty
+ * communicators over MPI_COMM_WORLD's processes (ten dups, ten splits in
+ * rotated orders), as a library that makes communicators while it sets up. */
+#define COMM_KINDS ALL_COMMS ",churn"
+#define CHURN_COMMS 20
+#define MAX_COMMS (4 + CHURN_COMMS)
 
 typedef struct {
     char label[32];
@@ -235,6 +241,15 @@ static int build_comms(comm_entry_t *c, const char *wanted)
         MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &c[n].comm);
         name_comm(c[n].comm, c[n].label);
         n++;
+    }
+    if (in_list(wanted, "churn")) {
+        for (int i = 0; i < CHURN_COMMS; i++, n++) {
+            c[n] = (comm_entry_t){"", MPI_COMM_NULL, 1};
+            snprintf(c[n].label, sizeof c[n].label, "churn-%d", i);
+            if (i % 2 == 0) MPI_Comm_dup(MPI_COMM_WORLD, &c[n].comm);
+            else MPI_Comm_split(MPI_COMM_WORLD, 0, (rank + i) % size, &c[n].comm);
+            name_comm(c[n].comm, c[n].label);
+        }
     }
     return n;
 }
@@ -400,7 +415,7 @@ static void common_usage(FILE *f, const char *types, const char *comms)
             "  --quick     same as --counts 0,1,7,100\n"
             "  --types     any of %s\n"
             "              (default: all)\n"
-            "  --comms     any of %s (default: all)\n",
+            "  --comms     any of %s (default: " ALL_COMMS ")\n",
             types, comms);
 }
 

@@ -726,7 +726,7 @@ static void usage(FILE *f)
             "  --op        the collective to check\n");
     common_usage(f, "scatter, gather, allgather: " ALL_TYPES ";\n"
                     "              allreduce: " ALL_REDUCTIONS,
-                 ALL_COMMS);
+                 COMM_KINDS);
     fprintf(f,
             "  --in-place  also MPI_IN_PLACE cases (default both; allgather skips\n"
             "              them for type pairs whose send and receive types differ)\n"
@@ -785,7 +785,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     if (o->op == OP_COUNT) return -1;
     const char *types = o->op == OP_ALLREDUCE ? ALL_REDUCTIONS : ALL_TYPES;
     if (o->common.types && !all_in_list(o->common.types, types)) return -1;
-    return all_in_list(o->common.comms, ALL_COMMS) ? 0 : -1;
+    return all_in_list(o->common.comms, COMM_KINDS) ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------- main */
@@ -862,7 +862,7 @@ static void run_all(const options_t *o, tally_t *t)
     type_pair_t types[16];
     reduction_t reds[16];
     MPI_Op user_ops[2];
-    comm_entry_t comms[8];
+    comm_entry_t comms[MAX_COMMS];
     int ntypes = build_types(types);
     int nreds = build_reductions(reds, user_ops);
     reductions = reds;

@@ -219,11 +219,9 @@ fi
 # line, which wins over the environment): what auto picks from a probe of
 # this shared host would differ from run to run, and the checks that expect
 # a pick are written for unknown costs. The probe (the default) has checks of
-# its own. So for auto's measurements where its model cannot tell (the
-# default too): the checks that expect a pick expect the model's, and the
-# measurements have a check of their own.
+# its own, and so have auto's measurements (coll_hier_auto_trial_calls, off
+# by default).
 export OMPI_MCA_coll_hier_link_costs=
-export OMPI_MCA_coll_hier_auto_trial_calls=0
 
 # Open MPI before 4.1.5 has a modified-Bruck alltoall (tuned algorithm 3) that
 # corrupts data or crashes when the send and receive datatypes differ
@@ -613,6 +611,48 @@ for case in "${PROBE_CASES[@]}"; do
         pass "$name: no probe"
     fi
 done
+
+# Probes once per job: twenty communicators over the same nodes (ten dups,
+# ten splits, after MPI_COMM_WORLD) take what the first measured: one
+# latency probe and one message probe in all, and the others say so at
+# verbose 2.
+if ((!plain)); then
+    name="link costs probe: once per job, 21 communicators, map=4,3,2,1"
+    run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 --mca coll_hier_verbose 2 \
+        --mca coll_hier_link_costs probe -- "$alltoall_checker" --comms world,churn --counts 1 --types int
+    check_result "$name: results"
+    latency=$(grep -c "coll:hier: probed latency among" "$log.err" || true)
+    messages=$(grep -c "coll:hier: probed the cost per message" "$log.err" || true)
+    reused=$(grep -c -E "^coll:hier: (latency among 4 nodes of|cost per message on) alltoall_check churn-[0-9]+ known from earlier communicators: no probe$" "$log.err" || true)
+    if ((latency != 1 || messages != 1 || reused != 40)); then
+        fail "$name: probes" "$latency latency and $messages message probes (expected 1 each), $reused lines of reuse (expected 40)" "$log"
+    else
+        pass "$name: probes (1 latency, 1 message probe; 20 communicators reused both)"
+    fi
+fi
+
+# The same decisions every run: two runs of one job, every setting at its
+# default (trials off, costs probed), print the same decision lines at
+# verbose 2 (the model's prediction lines carry the probed numbers, which
+# vary; what auto picks must not).
+if ((!plain)); then
+    name="auto: the same decisions in two runs, map=4,3,2,1"
+    decisions=()
+    for run in 1 2; do
+        run_check "$name, run $run" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 \
+            --mca coll_hier_verbose 2 --mca coll_hier_link_costs probe -- "$alltoall_checker" \
+            --comms world,reversed --types int
+        check_result "$name, run $run: results"
+        decisions+=("$(grep -E '^coll:hier: alltoall on .*\): ' "$log.err" | grep -v -E '\): model at |probed' || true)")
+    done
+    if [[ -z ${decisions[0]} ]]; then
+        fail "$name" "no decision line" "$log"
+    elif [[ ${decisions[0]} != "${decisions[1]}" ]]; then
+        fail "$name" "the runs differ: $(diff <(echo "${decisions[0]}") <(echo "${decisions[1]}") | grep '^[<>]' | head -n 2 | tr '\n' ' ')" "$log"
+    else
+        pass "$name ($(wc -l <<<"${decisions[0]}") decision lines alike)"
+    fi
+fi
 
 # Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, lg_at_once
 # and lg_overlap by name, with a window (lg_overlap keeps two rounds in flight

@@ -240,17 +240,20 @@ double mca_coll_hier_now(void);
 int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, bool pings, int first_counted,
                             double answer_offset, double *round_trip, double *offset);
 /* coll_hier_probe.c: the one-way latency between every two nodes of comm
- * (node_of_rank: any integer per rank naming its node), measured by node
- * leaders on tag and shared with every rank: *matrix (N x N seconds, nodes
- * numbered in the order of their lowest rank; the caller frees it) and
- * *node_count = N. Collective over comm. */
+ * (node_of_rank: any integer per rank naming its node; job_node_of_rank:
+ * the node's job-wide id), measured by node leaders on tag, for the pairs
+ * no earlier communicator measured, and shared with every rank: *matrix (N
+ * x N seconds, nodes numbered in the order of their lowest rank; the caller
+ * frees it) and *node_count = N. Collective over comm. */
 int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *node_of_rank, int tag, double **matrix, int *node_count);
+                                const int *node_of_rank, const int *job_node_of_rank, int tag, double **matrix,
+                                int *node_count);
 /* coll_hier_probe.c: the time one more small message costs with every rank
  * of comm busy, in seconds, between two ranks of one node (per_message[0])
  * and of two nodes of one cluster (per_message[1], clusters from
  * module->topology, which must exist); -1 for a class no two ranks of comm
- * form. Collective over comm, on tag. */
+ * form. Measured once per job: a later communicator takes what an earlier
+ * one measured. Collective over comm, on tag. */
 int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                  const int *node_of_rank, int tag, double per_message[2]);
 

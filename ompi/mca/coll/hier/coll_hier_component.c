@@ -239,22 +239,13 @@ static int hier_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->window);
 
-    c->auto_trial_calls = 3;
+    c->auto_trial_calls = 0;
     (void) mca_base_component_var_register(v, "auto_trial_calls",
-        "Where auto's time model cannot tell the alltoalls it predicts fastest from Open MPI's "
-        "own (none 20 % faster on every machine the link costs allow, but some within 25 % of it "
-        "on one), the first calls of that size class of blocks run Open MPI's and up to 3 of "
-        "those algorithms in turn, one call each to warm up (not counted), then N calls each, "
-        "and keep for the class the one whose calls, each over Open MPI's call of the same "
-        "turn, have the lowest median, if it is under 0.97, else Open MPI's. While the interval "
-        "that holds that median with 75 % probability (distribution-free, from the ratios' "
-        "order statistics) holds 1, another N calls each, up to 5N in all. Each call of a "
-        "trial starts at one instant on every rank, once all have arrived (one MPI_Allreduce "
-        "and a sleep of at least 200 us; the clocks synchronized by ping-pongs between node "
-        "leaders at the trial's first call) and takes until the last rank leaves it. The last "
-        "call of each round adds one MPI_Allreduce of at most 4 (5N + 1) doubles. 0: the model "
-        "decides alone, the same on every run (values below 0 count as 0). Fixed per "
-        "communicator when it is created",
+        "0 (the default): auto decides from its time model alone, the same way on every run. "
+        "N > 0: where the model cannot tell its best alltoalls from Open MPI's own, the first "
+        "calls of that size class time them against each other, N calls each per round "
+        "(up to 5 rounds), and keep the fastest: the job measures itself, at a cost in its "
+        "first calls and with a pick that may differ between runs (docs/tuning.md)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->auto_trial_calls);
 
@@ -299,9 +290,10 @@ static int hier_register(void)
         "for the classes not given, the network's and backbone's latencies (ping-pongs among "
         "node leaders; on a torus of nodes also the latency per hop, their slope over the hops) "
         "and the cost per message within a node and between nodes (every rank "
-        "exchanging small messages at once); bandwidths stay unknown. It runs at a "
-        "communicator's first collective, only where auto's time model will decide its "
-        "alltoall (more than one node, at most 128 ranks), and is reported at verbose 1. "
+        "exchanging small messages at once); bandwidths stay unknown. It runs once per job, at "
+        "the first collective of the first communicator whose alltoall auto's time model "
+        "decides (more than one node, at most 128 ranks), and is reported at verbose 1; later "
+        "communicators over nodes already probed reuse what it measured. "
         "Empty: every class unknown, nothing measured. A value that does not parse is "
         "reported once and taken as empty",
         "probe", &c->link_costs);
@@ -320,7 +312,7 @@ static int hier_register(void)
         "Costs between processes, which the hypercube collectives' embedding "
         "(coll_hier_hypercube_embedding) minimises: \"locality\" (levels from the topology: "
         "two processes of one node cost 1, of one cluster 10, of two clusters 100), "
-        "\"probe\" (one-way latency among node leaders, measured once per communicator, "
+        "\"probe\" (one-way latency among node leaders, measured once per job, "
         "with a tenth of the lowest for two processes of one node), or \"file:PATH\" (a "
         "square, symmetric matrix of non-negative numbers, one row per line, over "
         "MPI_COMM_WORLD's ranks (p x p) or over nodes (N x N); see docs/hypercube.md). A value "

@@ -371,6 +371,22 @@ static int hier_node_leader(struct ompi_communicator_t *comm)
     return rank;
 }
 
+/* This process's node, named alike on every communicator: with a node map,
+ * the map's node; else the lowest rank of MPI_COMM_WORLD on this host. What
+ * the probes measured is kept for the job under these names. */
+static int hier_job_node(void)
+{
+    static int job_node = -1;
+
+    if (hier_node_map_given()) {
+        return mca_coll_hier_component.node_map_node;
+    }
+    if (job_node < 0) {
+        job_node = hier_node_leader(&ompi_mpi_comm_world.comm);
+    }
+    return job_node;
+}
+
 /* The parameter an error line of the core names first (every line starts
  * with it), as the reason the verbose line gives for falling back. */
 static const char *hier_invalid_setting(const char *error)
@@ -417,7 +433,7 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
  * back. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *nodes, const int *clusters, const char *host_names,
-                                const int *world_ranks, const char **why)
+                                const int *world_ranks, const int *job_nodes, const char **why)
 {
     static bool setting_reported = false;
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
@@ -451,7 +467,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     const bool link_costs_probed = hier_link_costs_probed(module, nodes, input.size);
 
     if (hier_probe_wanted(link_costs_probed)) {
-        const int rc = mca_coll_hier_probe_latency(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
+        const int rc = mca_coll_hier_probe_latency(module, comm, nodes, job_nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
                                                    &node_count);
         if (OMPI_SUCCESS != rc) {
             *why = "the latency probe failed";
@@ -535,7 +551,7 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     const int size = ompi_comm_size(comm);
-    int mine[3], rc, *triples, *nodes;    /* mine: {node, cluster, rank in MPI_COMM_WORLD} */
+    int mine[4], rc, *gathered, *nodes;    /* mine: {node, cluster, rank in MPI_COMM_WORLD, job's node} */
     char *names = NULL;
 
     if (c->cluster_map_invalid) {
@@ -555,39 +571,41 @@ static int hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_comm
         mine[1] = 0;
     }
     mine[2] = ompi_comm_rank(&ompi_mpi_comm_world.comm);
+    mine[3] = hier_job_node();
     if (NULL == module->previous.allgather) {
         *why = "no allgather to gather the topology with";
         return OMPI_ERROR;
     }
-    triples = malloc(3 * size * sizeof(*triples));
-    nodes = malloc(3 * size * sizeof(*nodes));
-    if (NULL == triples || NULL == nodes) {
-        free(triples);
+    gathered = malloc(4 * size * sizeof(*gathered));
+    nodes = malloc(4 * size * sizeof(*nodes));
+    if (NULL == gathered || NULL == nodes) {
+        free(gathered);
         free(nodes);
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = module->previous.allgather(mine, 3, MPI_INT, triples, 3, MPI_INT, comm,
+    rc = module->previous.allgather(mine, 4, MPI_INT, gathered, 4, MPI_INT, comm,
                                     module->previous.allgather_module);
     if (OMPI_SUCCESS == rc && hier_cluster_map_is(HIER_CLUSTER_MAP_HOSTS)) {
         rc = hier_gather_host_names(module, comm, &names);
     }
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
-        int *clusters = nodes + size, *world_ranks = nodes + 2 * size;
+        int *clusters = nodes + size, *world_ranks = nodes + 2 * size, *job_nodes = nodes + 3 * size;
         for (int i = 0; i < size; ++i) {
-            nodes[i] = triples[3 * i];
-            clusters[i] = triples[3 * i + 1];
-            world_ranks[i] = triples[3 * i + 2];
+            nodes[i] = gathered[4 * i];
+            clusters[i] = gathered[4 * i + 1];
+            world_ranks[i] = gathered[4 * i + 2];
+            job_nodes[i] = gathered[4 * i + 3];
         }
         /* With a node map and a cluster map of counts, clusters are the
          * job's; else the map (host patterns, counts, or the probe) applies
          * to comm's nodes. */
         rc = hier_create_topology(module, comm, nodes, hier_cluster_map_from_node_map() ? clusters : NULL,
-                                  names, world_ranks, why);
+                                  names, world_ranks, job_nodes, why);
     }
     free(names);
-    free(triples);
+    free(gathered);
     free(nodes);
     return rc;
 }

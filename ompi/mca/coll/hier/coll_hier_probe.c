@@ -2,9 +2,12 @@
  * coll/hier probes: latency and cost per message.
  *
  * The latency probe: the one-way latency between every two nodes of a
- * communicator, measured once per communicator by ping-pongs between node
- * leaders (the lowest rank of each node), for the settings that ask for it
- * (coll_hier_cluster_map=probe, coll_hier_link_costs with probe).
+ * communicator, measured by ping-pongs between node leaders (the lowest rank
+ * of each node), for the settings that ask for it (coll_hier_cluster_map=
+ * probe, coll_hier_link_costs with probe, coll_hier_cost=probe). Once per
+ * job: what it measured is kept (core/job_costs.cc) under the nodes'
+ * job-wide names, one allreduce agrees on what the communicator's ranks
+ * know, and only the pairs none of them knows are measured.
  *
  * Leaders meet in the rounds of the 1-factorization of the complete graph
  * (the pairwise alltoall's pairing, from the core), so every pair meets once
@@ -33,7 +36,9 @@
  * and the model charges the backbone the network's cost per message anyway.
  * Averaged over the ranks that have partners of the class. Cost: 2 classes
  * of HIER_PROBE_ROUND_TRIPS exchanges of at most 2 * HIER_PROBE_REACH
- * messages each way per rank, then one allreduce of six numbers. Memory:
+ * messages each way per rank, then one allreduce of six numbers; before
+ * them, one allreduce of four that agrees on what earlier communicators
+ * measured, which spares all of it where both classes are known. Memory:
  * the stack's.
  */
 #include "coll_hier.h"
@@ -89,10 +94,11 @@ int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag,
 }
 
 int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *node_of_rank, int tag, double **matrix, int *node_count)
+                                const int *node_of_rank, const int *job_node_of_rank, int tag, double **matrix,
+                                int *node_count)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    int *leaders = malloc(size * sizeof(*leaders)), nodes = 0, me = -1, rc = OMPI_SUCCESS;
+    int *leaders = malloc(size * sizeof(*leaders)), nodes = 0, me = -1, rc = OMPI_SUCCESS, unknown = 0;
     const double start = mca_coll_hier_now();
     double *latency;
 
@@ -118,10 +124,41 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         free(leaders);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    /* What earlier communicators measured, agreed first: every rank brings
+     * the pairs it knows (the largest wins where two differ), and the pairs
+     * no rank knows are the ones to probe, the same on every rank. */
+    for (int a = 0; a < nodes; ++a) {
+        for (int b = 0; b < nodes; ++b) {
+            latency[a * nodes + b] =
+                a == b ? 0 : hier_job_latency(job_node_of_rank[leaders[a]], job_node_of_rank[leaders[b]]);
+        }
+    }
+    rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes, MPI_DOUBLE, MPI_MAX, comm,
+                                    module->previous.allreduce_module);
+    for (int a = 0; a < nodes && OMPI_SUCCESS == rc; ++a) {
+        for (int b = a + 1; b < nodes; ++b) {
+            unknown += latency[a * nodes + b] <= 0;
+        }
+    }
+    if (OMPI_SUCCESS != rc || 0 == unknown) {
+        if (OMPI_SUCCESS == rc && 0 == rank) {
+            opal_output_verbose(2, mca_coll_hier_component.output,
+                                "coll:hier: latency among %d nodes of %s known from earlier communicators: "
+                                "no probe", nodes, comm->c_name);
+        }
+        free(leaders);
+        if (OMPI_SUCCESS != rc) {
+            free(latency);
+            return rc;
+        }
+        *matrix = latency;
+        *node_count = nodes;
+        return OMPI_SUCCESS;
+    }
     for (int round = 0; me >= 0 && round < hier_one_factor_rounds(nodes) && OMPI_SUCCESS == rc; ++round) {
         const int partner = hier_one_factor_partner(me, round, nodes);
         double round_trip, offset;
-        if (partner == me) {
+        if (partner == me || latency[me * nodes + partner] > 0) {
             continue;
         }
         /* The first trip also opens the connection: not counted. */
@@ -130,22 +167,36 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
             latency[me * nodes + partner] = latency[partner * nodes + me] = round_trip / 2;
         }
     }
-    free(leaders);
     /* Every rank reaches the allreduce, even after a failed ping-pong, and
-     * every rank then returns the same outcome. Each pair's latency was
-     * written by one leader, zeros elsewhere. */
+     * every rank then returns the same outcome. Each new pair's latency was
+     * written by one leader, zeros elsewhere; the known ones are alike on
+     * every rank. */
     latency[nodes * nodes] = OMPI_SUCCESS != rc;
     rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes + 1, MPI_DOUBLE, MPI_MAX, comm,
                                     module->previous.allreduce_module);
     if (OMPI_SUCCESS != rc || latency[nodes * nodes] > 0) {
+        free(leaders);
         free(latency);
         return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
     }
+    for (int a = 0; a < nodes; ++a) {
+        for (int b = a + 1; b < nodes; ++b) {
+            hier_job_latency_store(job_node_of_rank[leaders[a]], job_node_of_rank[leaders[b]],
+                                   latency[a * nodes + b]);
+        }
+    }
+    free(leaders);
     if (0 == rank) {
+        const int pairs = nodes * (nodes - 1) / 2;
+        char known[96] = "";
+        if (unknown < pairs) {
+            snprintf(known, sizeof(known), "; %d of %d pairs, the others known from earlier communicators",
+                     unknown, pairs);
+        }
         opal_output_verbose(1, mca_coll_hier_component.output,
                             "coll:hier: probed latency among %d nodes of %s in %.1f ms (%d rounds of "
-                            "%d round trips)", nodes, comm->c_name, 1e3 * (mca_coll_hier_now() - start),
-                            hier_one_factor_rounds(nodes), HIER_PROBE_ROUND_TRIPS);
+                            "%d round trips%s)", nodes, comm->c_name, 1e3 * (mca_coll_hier_now() - start),
+                            hier_one_factor_rounds(nodes), HIER_PROBE_ROUND_TRIPS, known);
     }
     *matrix = latency;
     *node_count = nodes;
@@ -226,19 +277,43 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
      * network, ranks that left partners in other clusters out, ranks whose
      * exchange failed} */
     double sums[6] = {0, 0, 0, 0, 0, 0};
-    int rc = OMPI_SUCCESS;
+    int rc = OMPI_SUCCESS, partners[2][2 * HIER_PROBE_REACH], count[2], left_out[2];
+    /* {what this rank knows of each class from earlier communicators, -1 if
+     * nothing; whether it has partners of each class} */
+    double known[4];
 
     if (NULL == module->previous.allreduce) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
+    for (int link_class = 0; link_class < 2; ++link_class) {
+        count[link_class] = hier_probe_partners(node_of_rank, module->topology, size, rank, link_class,
+                                                partners[link_class], &left_out[link_class]);
+        known[link_class] = hier_job_message_cost(link_class);
+        known[2 + link_class] = count[link_class] > 0;
+    }
+    /* Agreed first (the largest wins where two ranks know different costs):
+     * a class some rank has partners of and no rank knows is measured. */
+    rc = module->previous.allreduce(MPI_IN_PLACE, known, 4, MPI_DOUBLE, MPI_MAX, comm,
+                                    module->previous.allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if ((known[0] >= 0 || 0 == known[2]) && (known[1] >= 0 || 0 == known[3])) {
+        for (int c = 0; c < 2; ++c) {
+            per_message[c] = known[2 + c] > 0 ? known[c] : -1;
+        }
+        if (0 == rank) {
+            opal_output_verbose(2, mca_coll_hier_component.output,
+                                "coll:hier: cost per message on %s known from earlier communicators: no probe",
+                                comm->c_name);
+        }
+        return OMPI_SUCCESS;
+    }
     for (int link_class = 0; link_class < 2 && OMPI_SUCCESS == rc; ++link_class) {
-        int partners[2 * HIER_PROBE_REACH], left_out;
-        const int count = hier_probe_partners(node_of_rank, module->topology, size, rank, link_class, partners,
-                                              &left_out);
         double mine;
-        sums[4] += left_out > 0;
-        if (count > 0) {
-            rc = hier_probe_exchange(comm, partners, count, tag, &mine);
+        sums[4] += left_out[link_class] > 0;
+        if (count[link_class] > 0) {
+            rc = hier_probe_exchange(comm, partners[link_class], count[link_class], tag, &mine);
             sums[2 * link_class] += mine;
             sums[2 * link_class + 1] += 1;
         }
@@ -252,6 +327,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
     }
     for (int c = 0; c < 2; ++c) {
         per_message[c] = sums[2 * c + 1] > 0 ? sums[2 * c] / sums[2 * c + 1] : -1;
+        hier_job_message_cost_store(c, per_message[c]);
     }
     if (0 == rank) {
         char measured[2][48];

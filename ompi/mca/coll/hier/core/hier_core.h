@@ -129,6 +129,18 @@ int hier_check_cluster_map(const char *text, char *err, size_t errlen);
  * fills its field without a NUL was longer, and is reported. */
 #define HIER_HOST_NAME_WIDTH 128
 
+/* What the probes measured, kept for the job (job_costs.cc), so that a
+ * communicator over nodes already probed probes nothing. Nodes are named by
+ * job-wide ids (the same on every communicator). hier_job_latency: the
+ * one-way latency in seconds between two nodes, 0 if not measured.
+ * hier_job_message_cost: the cost per message within a node (link_class 0)
+ * or between nodes (1), -1 if not measured. The stores ignore a latency
+ * that is not positive and a cost that is negative. Thread-safe. */
+double hier_job_latency(int node_a, int node_b);
+void hier_job_latency_store(int node_a, int node_b, double seconds);
+double hier_job_message_cost(int link_class);
+void hier_job_message_cost_store(int link_class, double seconds);
+
 /* The 1-factor pairing of n parties (the pairwise alltoall's): in round r
  * of hier_one_factor_rounds(n), party i meets hier_one_factor_partner(i, r,
  * n); meeting itself means idle. */
