@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential autoconf automake libtool pkg-config
           libopenmpi-dev openmpi-bin libgtest-dev
-          # the cost-file parser's fuzz target (libFuzzer)
+          # the fuzz targets of the cost-file and rules-file parsers (libFuzzer)
           clang libclang-rt-dev
           # the emulated cluster, its delay line and the benchmark's plots
           iproute2 iptables libnetfilter-queue-dev iputils-ping iperf3 python3 gnuplot-nox)
