@@ -22,6 +22,8 @@
 #                     hier_bench's iterations
 #     -i ITERS        hier_bench's timed iterations per size, up to 64 KiB (default 20;
 #                     larger sizes take a quarter of that, at least 5)
+#     -x WARMUP       hier_bench's untimed calls per size before them (default 3); with
+#                     -x 0 -J and one size, the times are a job's first calls
 #     -o DIR          where the CSV and the PNG go (default bench-results/)
 #     -k              keep the cluster up afterwards
 #     -J              one mpirun per variant and repetition, instead of every
@@ -57,15 +59,15 @@ scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
 collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0 jobs=one
-statistic=avg
+statistic=avg warmup=3
 cluster_map= hier_params=() mpi_params=()
-while getopts "c:C:m:a:H:M:s:r:i:o:S:kJ" opt; do
+while getopts "c:C:m:a:H:M:s:r:i:x:o:S:kJ" opt; do
     case $opt in
     c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
     H) hier_params+=("$OPTARG") ;;
     M) mpi_params+=(--mca "${OPTARG%%=*}" "${OPTARG#*=}") ;;
     S) statistic=$OPTARG ;;
-    s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;; J) jobs=each ;;
+    s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;; J) jobs=each ;;
     *) usage ;;
     esac
 done
@@ -125,7 +127,7 @@ variants=(open-mpi hier)
 IFS=, read -ra named <<<"$algorithms"
 variants+=("${named[@]}")
 [[ "$algorithms" == *+* ]] && jobs=each
-bench_args=(-c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x 3 -f csv)
+bench_args=(-c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x "$warmup" -f csv)
 echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us,over_first,over_first_low,over_first_high" >"$raw"
 for ((rep = 1; rep <= reps; ++rep)); do
     if [ "$jobs" = one ]; then

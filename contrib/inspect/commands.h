@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "cost_file.h"
+#include "link_costs.h"
+#include "topology.h"
 
 namespace hier::inspect {
 
@@ -19,6 +21,7 @@ int alltoall(const Arguments &args);
 int torus(const Arguments &args);
 int embed(const Arguments &args);
 int embed_gains(const Arguments &args);
+int rules(const Arguments &args);
 
 // Pair costs drawn from 1..max, symmetric, the same for a seed everywhere.
 CostMatrix random_cost_matrix(int n, int max, uint64_t seed);
@@ -26,5 +29,21 @@ CostMatrix random_cost_matrix(int n, int max, uint64_t seed);
 // Shared by the commands: parses "4,3,2,1" (positive integers), or writes
 // one line to stderr naming `what` and returns an empty vector.
 std::vector<int> parse_sizes(const std::string &text, const char *what);
+
+// A described machine: NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs
+// LINK_COSTS] [--bytes B [--exact]] [--window W] (machine_options.cc).
+struct MachineOptions {
+    std::vector<int> sizes;
+    std::vector<int> cluster_of_node;
+    std::vector<int> torus_dims;
+    LinkCostSpec costs;
+    size_t bytes = 1024;
+    int window = 1;
+    bool exact = false;  // model at `bytes`, not at the size class's middle as auto does
+};
+// Parses args (the node sizes, then options): 0, or 2 after one line on
+// stderr (usage, for a form it does not know).
+int parse_machine_options(const Arguments &args, const char *usage, MachineOptions *o);
+Topology machine_topology(const MachineOptions &o);
 
 } // namespace hier::inspect

@@ -55,6 +55,10 @@ const Command kCommands[] = {
      "messages between nodes take the torus's links, dimension by dimension; --exact models B itself, not its "
      "size class's middle",
      alltoall},
+    {"rules", "rules NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] [--bytes B] [--window W]",
+     "the rules auto would apply on those nodes, per collective and size class of blocks up to B (1 MiB), "
+     "as a coll_hier_dynamic_rules file to freeze and edit (docs/rules-file.md)",
+     rules},
     {"torus", "torus DIMS",
      "the OPT partition of a torus of the given sizes, e.g. 7x5 or 4x8x8 (region sizes, a picture for two "
      "dimensions), the lower bound, and the simulated steps of opt and sdf scatter and gather",

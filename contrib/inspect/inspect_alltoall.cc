@@ -16,66 +16,10 @@ namespace hier::inspect {
 
 namespace {
 
-struct Options {
-    std::vector<int> sizes;
-    std::vector<int> cluster_of_node;
-    std::vector<int> torus_dims;
-    LinkCostSpec costs;
-    size_t bytes = 1024;
-    int window = 1;
-    bool exact = false;  // model at `bytes`, not at the size class's middle as auto does
-};
-
 const char *const kUsage =
     "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] "
     "[--bytes B [--exact]] [--window W], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s "
     "--bytes 65536";
-
-// Parses the options after the node sizes; 0, or 2 after one line on stderr.
-int parse_options(const Arguments &args, Options *o)
-{
-    for (size_t i = 1; i < args.size(); i += 2) {
-        if (args[i] == "--exact") {
-            o->exact = true;
-            --i;
-            continue;
-        }
-        if (i + 1 >= args.size()) {
-            std::fprintf(stderr, "%s\n", kUsage);
-            return 2;
-        }
-        const std::string &value = args[i + 1];
-        std::string error;
-        char *end = nullptr;
-        if (args[i] == "--clusters") {
-            o->cluster_of_node = parse_cluster_map(value, int(o->sizes.size()), &error);
-        } else if (args[i] == "--torus") {
-            const int ranks = std::accumulate(o->sizes.begin(), o->sizes.end(), 0);
-            o->torus_dims = parse_torus_dims(value, ranks, &error);
-        } else if (args[i] == "--costs") {
-            parse_link_costs(value, &o->costs, &error);
-            if (error.empty() && o->costs.probe) {
-                error = "--costs probe: the latency probe needs MPI; give the latencies instead";
-            }
-        } else if (args[i] == "--bytes") {
-            const unsigned long long bytes = std::strtoull(value.c_str(), &end, 10);
-            o->bytes = size_t(bytes);
-            error = value.empty() || *end || bytes < 1 ? "--bytes \"" + value + "\": expected a positive integer" : "";
-        } else if (args[i] == "--window") {
-            o->window = int(std::strtol(value.c_str(), &end, 10));
-            error = value.empty() || *end || o->window < 1 ? "--window \"" + value + "\": expected a positive integer"
-                                                           : "";
-        } else {
-            std::fprintf(stderr, "%s\n", kUsage);
-            return 2;
-        }
-        if (!error.empty()) {
-            std::fprintf(stderr, "hier-inspect: %s\n", error.c_str());
-            return 2;
-        }
-    }
-    return 0;
-}
 
 std::string per_class(const Prediction &p, bool bytes)
 {
@@ -122,24 +66,11 @@ void print_machines(const Comparison &comparison, const Topology &topology)
 
 int alltoall(const Arguments &args)
 {
-    if (args.empty()) {
-        std::fprintf(stderr, "%s\n", kUsage);
-        return 2;
-    }
-    Options o;
-    o.sizes = parse_sizes(args[0], "NODE_SIZES");
-    if (o.sizes.empty()) {
-        return 2;
-    }
-    if (int rc = parse_options(args, &o)) {
+    MachineOptions o;
+    if (int rc = parse_machine_options(args, kUsage, &o)) {
         return rc;
     }
-    const Topology nodes = Topology::from_node_sizes(o.sizes);
-    std::vector<int> node_of_rank(size_t(nodes.size()));
-    for (int rank = 0; rank < nodes.size(); ++rank) {
-        node_of_rank[rank] = nodes.node_of(rank);
-    }
-    const Topology topology(node_of_rank, o.cluster_of_node, o.torus_dims);
+    const Topology topology = machine_topology(o);
     const int klass = size_class(o.bytes);
     const size_t modelled = o.exact ? o.bytes : class_block_bytes(klass);
     const Comparison comparison = compare_alltoall(topology, modelled, o.window, o.costs);

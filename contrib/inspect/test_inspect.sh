@@ -28,6 +28,10 @@ expect 1 schedule scatter opt 1,1,1            # no torus: does not apply
 expect 2 schedule scatter opt 1,1,1 --torus 2x2
 expect 2 torus 8x
 expect 2 torus 1
+expect 0 rules 4,3,2,1 --costs node=0.5us:40Gbit/s:5us,network=15us:100Mbit/s:40us
+grep -q '^rule-file-version-2$' /tmp/hier-inspect.$$ || { echo "FAIL: hier-inspect rules wrote no rules file"; failed=1; }
+expect 0 rules 1,1,1,1,1,1,1,1,1 --clusters 3,6 --bytes 4096 --window 2
+expect 2 rules 4,3 --bytes 0
 expect 0 embed --random 12 20 3
 printf '0 1 5\n1 0 2\n5 2 0\n' >/tmp/hier-inspect-costs.$$
 expect 0 embed /tmp/hier-inspect-costs.$$

@@ -654,6 +654,85 @@ if ((!plain)); then
     fi
 fi
 
+# coll_hier_dynamic_rules (docs/rules-file.md): a rules file overrides
+# auto, one row per range of message size (the bytes a rank sends in all:
+# here 10 ranks, blocks of 0, 4, 28 and 16384 bytes of MPI_INT, so 0, 40,
+# 280 and 163840), the last with a window of its own; algorithms by name
+# and by number (ompi_info's). A file that does not parse: one line naming
+# the parameter and the line, and auto decides, with correct results.
+if ((!plain)); then
+    rules=$logdir/rules-alltoall.txt
+    cat >"$rules" <<'RULES'
+rule-file-version-2
+# hier's algorithms for MPI_Alltoall (collective 3), every communicator size
+1
+3
+1
+1            # communicators of 1 rank and more
+3            # three message sizes
+0 pairwise 0 0
+100 4 0 0    # 4: factor
+100000 edgecolor 0 0 4
+RULES
+    name="rules file: a row per message size, map=4,3,2,1"
+    run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 --mca coll_hier_verbose 2 \
+        --mca coll_hier_dynamic_rules "$rules" -- "$alltoall_checker" --comms world --types int
+    check_result "$name: results"
+    for expected in "pairwise (by coll_hier_dynamic_rules)" "factor (by coll_hier_dynamic_rules)" \
+                    "edgecolor (by coll_hier_dynamic_rules; window 4)"; do
+        if grep -q -F "coll:hier: alltoall on MPI_COMM_WORLD (size 10, 4 nodes): $expected" "$log.err"; then
+            pass "$name: $expected"
+        else
+            fail "$name: $expected" "no such verbose line" "$log"
+        fi
+    done
+    bad_rules=$logdir/rules-bad.txt
+    sed 's/^100 4 0 0 .*/100 foo 0 0/' "$rules" >"$bad_rules"
+    name="rules file: an unknown algorithm, map=4,3,2,1"
+    run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 \
+        --mca coll_hier_dynamic_rules "$bad_rules" -- "$alltoall_checker" --comms world,dup --types int
+    check_result "$name: results"
+    check_error_line "$name: error line" "coll_hier_dynamic_rules $bad_rules: line 9"
+    name="rules file: missing"
+    run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 \
+        --mca coll_hier_dynamic_rules "$logdir/no-such-rules" -- "$alltoall_checker" --comms world --types int
+    check_result "$name: results"
+    check_error_line "$name: error line" "coll_hier_dynamic_rules $logdir/no-such-rules: cannot be read"
+fi
+
+# Frozen decisions: hier-inspect rules writes what auto picks on a described
+# machine as a rules file; run with it, every call decides by a rule, and
+# picks what auto picks with the same link costs.
+if ((!plain)); then
+    inspect=$(dirname "$0")/../../contrib/inspect/hier-inspect
+    frozen=$logdir/rules-frozen.txt
+    costs=node=0.5us:40Gbit/s:5us,network=15us:100Mbit/s:40us  # auto: hypercube, then the fallback
+    name="rules file: hier-inspect rules freezes auto, map=4,3,2,1"
+    if ! "$inspect" rules 4,3,2,1 --costs "$costs" >"$frozen" 2>"$frozen.err"; then
+        fail "$name" "hier-inspect rules failed: $(head -n1 "$frozen.err")" "$frozen"
+    else
+        picks=()
+        for source in rules auto; do
+            args=(--mca coll_hier_link_costs "$costs")
+            [[ $source == rules ]] && args+=(--mca coll_hier_dynamic_rules "$frozen")
+            run_check "$name, by $source" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 \
+                --mca coll_hier_verbose 2 "${args[@]}" -- "$alltoall_checker" --comms world --types int
+            check_result "$name, by $source: results"
+            decisions=$(grep -E '^coll:hier: alltoall on MPI_COMM_WORLD \(size 10, 4 nodes\): [a-z0-9_]+' "$log.err" |
+                        grep -v '): model at ' || true)
+            picks+=("$(sed -E 's/.*\): ([a-z0-9_]+).*/\1/' <<<"$decisions" | tr '\n' ' ')")
+            [[ $source == rules ]] && unruled=$(grep -c -v -F '(by coll_hier_dynamic_rules' <<<"$decisions" || true)
+        done
+        if ((unruled > 0)); then
+            fail "$name: every call by a rule" "$unruled decision lines without 'by coll_hier_dynamic_rules'" "$log"
+        elif [[ -z ${picks[0]// } || ${picks[0]} != "${picks[1]}" ]]; then
+            fail "$name: picks" "by rules: ${picks[0]:-none}; by auto: ${picks[1]:-none}" "$log"
+        else
+            pass "$name: picks (${picks[0]% })"
+        fi
+    fi
+fi
+
 # Clusters (coll_hier_cluster_map, cluster sizes in nodes): lg, lg_at_once
 # and lg_overlap by name, with a window (lg_overlap keeps two rounds in flight
 # at window 1 too), and auto's pick. With a node map the

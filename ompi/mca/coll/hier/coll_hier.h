@@ -74,6 +74,7 @@ typedef struct mca_coll_hier_component_t {
     char *hypercube_embedding;       /* coll_hier_hypercube_embedding */
     char *link_costs;                /* coll_hier_link_costs */
     char *torus_dims;                /* coll_hier_torus_dims */
+    char *dynamic_rules;             /* coll_hier_dynamic_rules */
     int algorithm[HIER_OP_COUNT];    /* coll_hier_<op>_algorithm */
     char *algorithm_invalid[HIER_OP_COUNT];  /* an unknown value given, if any */
 
@@ -94,6 +95,9 @@ typedef struct mca_coll_hier_component_t {
     /* coll_hier_cluster_map's host patterns do not parse (checked once per
      * process): every communicator falls back. */
     bool cluster_map_invalid;
+    /* coll_hier_dynamic_rules, read once per process (NULL: none, or a file
+     * that could not be read or parsed, reported once). */
+    hier_rules_t *rules;
     /* coll_hier_torus_dims, parsed once per process against MPI_COMM_WORLD. */
     int torus_dims_state;
     int torus_ndims;
@@ -140,6 +144,9 @@ typedef struct mca_coll_hier_module_t {
      * to communicators created after it. */
     int algorithm[HIER_OP_COUNT];
     int window;
+    /* The window of the call being run: the one in force, or a rule's
+     * (coll_hier_dynamic_rules), set by mca_coll_hier_choose. */
+    int call_window;
     /* Bytes per piece of a message between clusters; 0: whole messages. */
     size_t backbone_piece;
 

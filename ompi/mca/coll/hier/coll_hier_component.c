@@ -298,6 +298,13 @@ static int hier_register(void)
         "reported once and taken as empty",
         "probe", &c->link_costs);
 
+    hier_register_string("dynamic_rules",
+        "A file of rules that override auto: per collective, communicator size and message "
+        "size, an algorithm (number or name) and a window, in Open MPI tuned's dynamic rules "
+        "syntax (docs/rules-file.md). Empty: auto decides everywhere. A file that cannot be "
+        "read or parsed is reported in one line, and auto decides",
+        NULL, &c->dynamic_rules);
+
     hier_register_string("torus_dims",
         "The ranks form a torus of these dimension sizes, joined by x, e.g. \"8x8\" or "
         "\"4x8x8\": ranks in row-major order (the last dimension varying fastest, as "
@@ -399,6 +406,8 @@ static int hier_close(void)
         free(c->algorithm_invalid[op]);
         c->algorithm_invalid[op] = NULL;
     }
+    hier_rules_free(c->rules);
+    c->rules = NULL;
     return OMPI_SUCCESS;
 }
 

@@ -164,6 +164,23 @@ static void hier_parse_node_map_once(void)
     free(nodes);
 }
 
+/* coll_hier_dynamic_rules: read and parsed once per process. A file that
+ * cannot be read or parsed is reported by world rank 0, and auto decides. */
+static void hier_load_rules_once(void)
+{
+    mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char error[MCA_COLL_HIER_LINE_MAX];
+
+    if (NULL == c->dynamic_rules || '\0' == c->dynamic_rules[0] || NULL != c->rules) {
+        return;
+    }
+    c->rules = hier_rules_load(c->dynamic_rules, error, sizeof(error));
+    if (NULL == c->rules && 0 == ompi_comm_rank(&ompi_mpi_comm_world.comm)) {
+        fprintf(stderr, "coll:hier: %s; auto decides\n", error);
+        fflush(stderr);
+    }
+}
+
 /* Host patterns mean the same on every communicator: a map that does not
  * parse is reported once, by world rank 0, and makes every one fall back. */
 static void hier_check_cluster_map_once(void)
@@ -294,6 +311,7 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
         }
         if (c->selection_priority >= 0 && !c->listed_alone) {
             hier_check_cluster_map_once();
+            hier_load_rules_once();
         }
         if (c->selection_priority >= 0 && !c->listed_alone && hier_torus_dims_given()) {
             hier_parse_torus_dims_once();
@@ -308,7 +326,7 @@ mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *com
         return NULL;
     }
     memcpy(module->algorithm, c->algorithm, sizeof(module->algorithm));
-    module->window = c->window;
+    module->window = module->call_window = c->window;
     module->backbone_piece = hier_backbone_piece();
     module->super.coll_module_enable = hier_module_enable;
     module->super.coll_module_disable = hier_module_disable;
@@ -425,6 +443,39 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
     return rc;
 }
 
+/* With a rules file, whether every rank of comm read the same rules (a
+ * file not on every node's file system, or different there): if not, the
+ * communicator ignores them, reported by its rank 0. Collective over comm. */
+static int hier_agree_on_rules(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                               const hier_rules_t **rules)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    const long hash = NULL == c->rules ? -1 : (long) hier_rules_hash(c->rules);
+    long extremes[2] = {hash, -hash};
+    int rc;
+
+    *rules = NULL;
+    if (NULL == c->dynamic_rules || '\0' == c->dynamic_rules[0]) {
+        return OMPI_SUCCESS;
+    }
+    if (NULL == module->previous.allreduce) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    rc = module->previous.allreduce(MPI_IN_PLACE, extremes, 2, MPI_LONG, MPI_MAX, comm,
+                                    module->previous.allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (hash >= 0 && extremes[0] == hash && -extremes[1] == hash) {
+        *rules = c->rules;
+    } else if (extremes[0] >= 0 && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:hier: coll_hier_dynamic_rules \"%s\" could not be read alike on every rank "
+                        "of %s; auto decides there\n", c->dynamic_rules, comm->c_name);
+        fflush(stderr);
+    }
+    return OMPI_SUCCESS;
+}
+
 /* The core's view of comm from every rank's node, cluster and rank in
  * MPI_COMM_WORLD (clusters NULL: from coll_hier_cluster_map over comm's own
  * nodes, or over host_names for host patterns). A setting the core rejects
@@ -466,6 +517,10 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     int node_count;
     const bool link_costs_probed = hier_link_costs_probed(module, nodes, input.size);
 
+    if (OMPI_SUCCESS != hier_agree_on_rules(module, comm, &input.rules)) {
+        *why = "agreeing on coll_hier_dynamic_rules failed";
+        return OMPI_ERROR;
+    }
     if (hier_probe_wanted(link_costs_probed)) {
         const int rc = mca_coll_hier_probe_latency(module, comm, nodes, job_nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
                                                    &node_count);
@@ -664,9 +719,9 @@ static void hier_report(mca_coll_hier_module_t *module, struct ompi_communicator
 static void hier_describe_settings(const mca_coll_hier_module_t *module, hier_op_t op, char *reason,
                                    size_t len)
 {
-    if (module->window > 1) {
+    if (module->call_window > 1) {
         const size_t used = strlen(reason);
-        snprintf(reason + used, len - used, "%swindow %d", 0 == used ? "" : "; ", module->window);
+        snprintf(reason + used, len - used, "%swindow %d", 0 == used ? "" : "; ", module->call_window);
     }
     if (0 != module->backbone_piece && HIER_OP_ALLTOALLV != op &&
         hier_comm_cluster_count(module->topology) > 1) {
@@ -714,6 +769,10 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
     if (NULL == unsupported && hier_fallback_is_settled(module, op, block_bytes)) {
         return NULL;
     }
+    /* The reason and the predictions are built only for verbose lines. */
+    const size_t reason_len = mca_coll_hier_component.verbose >= 1 ? sizeof(reason) : 0;
+    const size_t predictions_len = mca_coll_hier_component.verbose >= 2 ? sizeof(predictions) : 0;
+
     reason[0] = predictions[0] = '\0';
     if (HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
         module->topology_state =
@@ -724,13 +783,13 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
         snprintf(reason, sizeof(reason), "%s", unsupported);
     } else if (HIER_TOPOLOGY_READY == module->topology_state) {
         schedule = hier_comm_select(module->topology, op, module->algorithm[op],
-                                    root, block_bytes, &chosen, trial_call, reason, sizeof(reason),
-                                    predictions, sizeof(predictions));
+                                    root, block_bytes, &chosen, &module->call_window, trial_call, reason,
+                                    reason_len, predictions, predictions_len);
     } else {
         snprintf(reason, sizeof(reason), "%s", module->topology_error);
     }
-    if (NULL != schedule) {
-        hier_describe_settings(module, op, reason, sizeof(reason));
+    if (NULL != schedule && reason_len > 0) {
+        hier_describe_settings(module, op, reason, reason_len);
     }
     /* A trial runs its contenders in turn: its first call says so, its end
      * what it measured (mca_coll_hier_trial_record), none between. */

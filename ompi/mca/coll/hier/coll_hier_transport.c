@@ -519,7 +519,7 @@ int mca_coll_hier_run(mca_coll_hier_module_t *module, struct ompi_communicator_t
     hier_call_t call = {module, comm, tag, buffers, op, false, hier_call_piece(module, buffers)};
     const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
                                         hier_copy, hier_reduce};
-    const int rc = hier_execute(schedule, &transport, module->window);
+    const int rc = hier_execute(schedule, &transport, module->call_window);
 
     /* A failed post leaves the requests posted before it. */
     if (OMPI_SUCCESS != rc) {

@@ -18,10 +18,16 @@
 #include "hier_core.h"
 #include "link_costs.h"
 #include "registry.h"
+#include "rules_file.h"
 #include "topology.h"
 
 struct hier_schedule {
     hier::Schedule schedule;
+};
+
+struct hier_rules {
+    hier::RuleSet set;
+    unsigned long long hash;
 };
 
 struct hier_comm {
@@ -30,6 +36,7 @@ struct hier_comm {
     int window;
     int trial_calls;  // coll_hier_auto_trial_calls
     hier::LinkCostSpec costs;
+    const hier_rules *rules;  // coll_hier_dynamic_rules, or nullptr
     // Schedules depend on the topology, the algorithm and the root only, so
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache;
@@ -401,7 +408,7 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
         topology.set_costs(std::move(pair_costs));
         topology.set_hypercube_embedding(embedding);
         return new hier_comm{std::move(topology), input->rank, input->window,
-                             std::max(input->auto_trial_calls, 0), costs, {}, {}};
+                             std::max(input->auto_trial_calls, 0), costs, input->rules, {}, {}};
     } catch (...) {  // no C++ exception may reach the C glue
         return nullptr;
     }
@@ -466,7 +473,7 @@ hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *tr
         std::string line;
         std::vector<hier::TrialRow> measure;
         decision.choice = hier::choose_auto(op, comm->topology, hier::class_block_bytes(hier::size_class(block_bytes)),
-                                            comm->window, comm->costs, &line, &measure);
+                                            comm->window, comm->costs, len > 0 ? &line : nullptr, &measure);
         decision.made = true;
         if (!measure.empty() && comm->trial_calls > 0) {
             decision.trial.reset(new hier::Trial(std::move(measure), comm->trial_calls));
@@ -480,26 +487,56 @@ hier::Choice decide(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *tr
     return decision.choice;
 }
 
+constexpr const char *kByRule = "by coll_hier_dynamic_rules";
+
+// The rule of coll_hier_dynamic_rules that decides this call of auto, if
+// one covers it and names an algorithm (or the fallback): *choice, and
+// *window when the rule gives one. Looked up at every call (no allocation):
+// rules split sizes where auto's size classes do not.
+bool ruled(const hier_comm_t *comm, hier_op_t op, size_t block_bytes, hier::Choice *choice, int *window)
+{
+    if (!comm->rules) {
+        return false;
+    }
+    const int size = comm->topology.size();
+    const hier::RuleMatch rule = comm->rules->set.find(op, size, hier::rules_message_bytes(op, block_bytes, size));
+    if (rule.algorithm == HIER_ALG_AUTO) {
+        return false;
+    }
+    *choice = rule.algorithm == HIER_ALG_FALLBACK ? hier::fallback(kByRule)
+                                                  : hier::choose_requested(op, rule.algorithm, comm->topology);
+    if (rule.window > 0) {
+        *window = rule.window;
+    }
+    return true;
+}
+
 } // namespace
 
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int requested, int root,
-                                        size_t block_bytes, int *chosen, int *trial_call, char *reason,
-                                        size_t reasonlen, char *predictions, size_t predictionslen)
+                                        size_t block_bytes, int *chosen, int *window, int *trial_call,
+                                        char *reason, size_t reasonlen, char *predictions, size_t predictionslen)
 {
     write_line(predictions, predictionslen, "");
     *trial_call = -1;
+    *window = comm->window;
     hier::Choice choice;
+    bool by_rule = false;
     try {
-        choice = requested == HIER_ALG_AUTO ? decide(comm, op, block_bytes, trial_call, predictions, predictionslen)
-                                            : hier::choose_requested(op, requested, comm->topology);
+        by_rule = requested == HIER_ALG_AUTO && ruled(comm, op, block_bytes, &choice, window);
+        if (!by_rule) {
+            choice = requested == HIER_ALG_AUTO
+                         ? decide(comm, op, block_bytes, trial_call, predictions, predictionslen)
+                         : hier::choose_requested(op, requested, comm->topology);
+        }
     } catch (...) {  // no C++ exception may reach the C glue
         choice = hier::fallback("out of memory deciding");
     }
     *chosen = choice.id;
     if (!choice.algorithm) {
-        if (choice.unfit) {
+        if (reasonlen > 0 && choice.unfit) {
             std::snprintf(reason, reasonlen, "%s does not apply: %s", choice.unfit->name, choice.reason);
-        } else {
+        } else if (reasonlen > 0) {
             std::snprintf(reason, reasonlen, "%s", choice.reason);
         }
         return nullptr;
@@ -509,8 +546,12 @@ const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op, int req
         if (!cached) {
             cached.reset(new hier_schedule{choice.algorithm->build(comm->topology, comm->rank, root)});
         }
+        if (reasonlen == 0) {
+            return cached.get();
+        }
         const char *detail = choice.algorithm->detail ? choice.algorithm->detail(comm->topology) : "";
-        std::snprintf(reason, reasonlen, "%s", detail);
+        std::snprintf(reason, reasonlen, "%s%s%s", by_rule ? kByRule : "", by_rule && *detail ? "; " : "",
+                      detail);
         return cached.get();
     } catch (...) {  // no C++ exception may reach the C glue
         comm->cache.erase({int(op), choice.id, root});
@@ -529,6 +570,9 @@ int hier_comm_fallback_settled(hier_comm_t *comm, hier_op_t op, int requested, s
 {
     if (requested != HIER_ALG_AUTO) {
         return !hier::choose_requested(op, requested, comm->topology).algorithm;
+    }
+    if (comm->rules) {  // a later call of the class may fall under another rule
+        return 0;
     }
     const hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
     return decision.made && !decision.trial && !decision.choice.algorithm;
@@ -560,6 +604,39 @@ int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes
     write_line(reason, reasonlen, decision.choice.reason ? decision.choice.reason : "");
     write_line(line, linelen, text);
     return 1;
+}
+
+hier_rules_t *hier_rules_load(const char *path, char *err, size_t errlen)
+{
+    try {
+        std::string error;
+        std::unique_ptr<hier_rules> rules(new hier_rules{});
+        if (!hier::load_rules_file(path, &rules->set, &error)) {
+            write_line(err, errlen, error);
+            return nullptr;
+        }
+        // FNV-1a over the rules as format_rules writes them: files that say
+        // the same (comments and spacing aside) agree.
+        unsigned long long hash = 0xCBF29CE484222325ull;
+        for (unsigned char c : hier::format_rules(rules->set)) {
+            hash = (hash ^ c) * 0x100000001B3ull;
+        }
+        rules->hash = hash >> 2;
+        return rules.release();
+    } catch (...) {  // no C++ exception may reach the C glue
+        write_line(err, errlen, "coll_hier_dynamic_rules: out of memory");
+        return nullptr;
+    }
+}
+
+void hier_rules_free(hier_rules_t *rules)
+{
+    delete rules;
+}
+
+unsigned long long hier_rules_hash(const hier_rules_t *rules)
+{
+    return rules->hash;
 }
 
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)

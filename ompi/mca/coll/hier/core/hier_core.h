@@ -147,6 +147,8 @@ void hier_job_message_cost_store(int link_class, double seconds);
 int hier_one_factor_rounds(int n);
 int hier_one_factor_partner(int i, int round, int n);
 
+typedef struct hier_rules hier_rules_t;
+
 /* Per-communicator state: the topology and the schedule cache, built from
  * what the glue gathered about the communicator. Each feature of the machine
  * is one group of fields; NULL or 0 means "not known". */
@@ -206,7 +208,20 @@ typedef struct hier_comm_input {
     /* coll_hier_hypercube_embedding: a name of hier_embedding_name, NULL or
      * "" for auto. */
     const char *hypercube_embedding;
+    /* coll_hier_dynamic_rules, read alike on every rank (hier_rules_load),
+     * or NULL. Not copied: it must outlive the communicator. */
+    const hier_rules_t *rules;
 } hier_comm_input_t;
+
+/* coll_hier_dynamic_rules (docs/rules-file.md): rules that override auto
+ * per collective, communicator size and message size. hier_rules_load reads
+ * and parses the file at path: the rules, or NULL with one line (no newline)
+ * in err naming the parameter, the line and what was expected.
+ * hier_rules_hash: a fingerprint of the rules (0 to 2^62 - 1), for ranks to
+ * check they read the same. */
+hier_rules_t *hier_rules_load(const char *path, char *err, size_t errlen);
+void hier_rules_free(hier_rules_t *rules);
+unsigned long long hier_rules_hash(const hier_rules_t *rules);
 
 /* The embeddings coll_hier_hypercube_embedding may name: ids 0 (auto) to
  * hier_embedding_count() - 1. NULL for an id out of range. */
@@ -251,8 +266,15 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
  * algorithm, sets *chosen to its id and writes what the algorithm tells
  * about itself, if anything, to reason ("" if nothing); or returns NULL,
  * sets *chosen to HIER_ALG_FALLBACK and writes the reason (one phrase) to
- * reason. The same arguments give the same answer on every rank of the
+ * reason. A reasonlen or predictionslen of 0: that text is not built (no
+ * verbose line will print it). *window: the window to run it with (the
+ * communicator's, or a rule's). The same arguments give the same answer on every rank of the
  * communicator.
+ * For auto, a rule of coll_hier_dynamic_rules that covers the call (its
+ * communicator's size and the call's message size, as Open MPI's tuned
+ * measures it: block_bytes times the size for alltoall, allgather, scatter
+ * and gather, block_bytes for allreduce, 0 for alltoallv and barrier) and
+ * names an algorithm decides it; otherwise
  * auto decides once per size class (block bytes in [2^k, 2^(k+1))) with the
  * time model; the call that decides writes one line to predictions (what
  * was compared, what was picked), every other call writes "".
@@ -264,7 +286,7 @@ void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
  * hier_comm_trial_conclude, which may extend the trial. */
 const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
                                         int requested, int root,
-                                        size_t block_bytes, int *chosen,
+                                        size_t block_bytes, int *chosen, int *window,
                                         int *trial_call,
                                         char *reason, size_t reasonlen,
                                         char *predictions, size_t predictionslen);
