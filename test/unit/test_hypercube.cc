@@ -259,14 +259,14 @@ TEST(HypercubeCApi, TheVerboseDetailNamesTheEmbeddingAndItsCost)
     char error[512], reason[256];
     hier_comm_t *comm = create(4, 2, nodes, "locality", "eff", error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
-    int chosen = -1, trial_call;
+    int chosen = -1, trial_call, window;
     const hier_schedule_t *schedule = hier_comm_select(comm, HIER_OP_BARRIER, HIER_ALG_AUTO, -1, 0, &chosen,
-                                                       &trial_call, reason, sizeof reason, nullptr, 0);
+                                                       &window, &trial_call, reason, sizeof reason, nullptr, 0);
     ASSERT_NE(schedule, nullptr) << reason;
     EXPECT_STREQ(hier_algorithm_name(HIER_OP_BARRIER, chosen), "hypercube");
     EXPECT_STREQ(reason, "eff embedding, calc_cost 11, blind 20");
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_BARRIER, chosen, -1, 0, &chosen, &trial_call, reason, sizeof reason,
-                               nullptr, 0),
+    EXPECT_EQ(hier_comm_select(comm, HIER_OP_BARRIER, chosen, -1, 0, &chosen, &window, &trial_call, reason,
+                               sizeof reason, nullptr, 0),
               schedule);
     hier_comm_destroy(comm);
 }

@@ -1,6 +1,7 @@
 // The algorithm table, selection, and the C ABI the component uses.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -82,9 +83,9 @@ hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *clus
 const hier_schedule_t *select(hier_comm_t *comm, int requested, size_t block_bytes, int *chosen, char *reason,
                               char *line)
 {
-    int trial_call;
-    return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, chosen, &trial_call, reason, 128,
-                            line, 1024);
+    int trial_call, window;
+    return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, chosen, &window, &trial_call,
+                            reason, 128, line, 1024);
 }
 
 TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
@@ -209,6 +210,62 @@ TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
     hier_comm_destroy(comm);
 }
 
+TEST(CApi, RulesDecideAutoPerMessageSizeWithTheirWindow)
+{
+    // Alltoall on 10 ranks: factor below 1000 bytes in all (block * 10),
+    // edgecolor with window 4 from there, auto again from 100000; the
+    // algorithm asked for by name ignores the rules.
+    const std::string path = ::testing::TempDir() + "hier-rules-capi.txt";
+    {
+        std::FILE *file = std::fopen(path.c_str(), "w");
+        ASSERT_NE(file, nullptr);
+        std::fputs("rule-file-version-2\n1\n3\n1\n1\n3\n0 factor 0 0\n1000 edgecolor 0 0 4\n100000 auto 0 0\n", file);
+        std::fclose(file);
+    }
+    char error[512], reason[128], line[1024];
+    hier_rules_t *rules = hier_rules_load(path.c_str(), error, sizeof error);
+    ASSERT_NE(rules, nullptr) << error;
+    const int node_of_rank[] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
+    hier_comm_input_t input{};
+    input.size = 10;
+    input.node_of_rank = node_of_rank;
+    input.window = 1;
+    input.rules = rules;
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    ASSERT_NE(comm, nullptr) << error;
+    const int factor = 4, edgecolor = 5, pairwise = 6;
+    int chosen = -1, window = -1, trial_call;
+    auto select_at = [&](int requested, size_t block_bytes) {
+        return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, &chosen, &window, &trial_call,
+                                reason, sizeof reason, line, sizeof line);
+    };
+    EXPECT_NE(select_at(HIER_ALG_AUTO, 99), nullptr);
+    EXPECT_EQ(chosen, factor);
+    EXPECT_EQ(window, 1);
+    EXPECT_STREQ(reason, "by coll_hier_dynamic_rules");
+    EXPECT_NE(select_at(HIER_ALG_AUTO, 100), nullptr);  // same size class as 99, another rule
+    EXPECT_EQ(chosen, edgecolor);
+    EXPECT_EQ(window, 4);
+    select_at(HIER_ALG_AUTO, 10000);  // auto: the model decides
+    EXPECT_EQ(window, 1);
+    EXPECT_STRNE(reason, "by coll_hier_dynamic_rules");
+    EXPECT_NE(select_at(pairwise, 100), nullptr);
+    EXPECT_EQ(chosen, pairwise);
+    EXPECT_EQ(window, 1);
+    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 100000), 0);
+    hier_comm_destroy(comm);
+    hier_rules_free(rules);
+    std::remove(path.c_str());
+}
+
+TEST(CApi, RulesFileErrorsNameTheParameterAndLine)
+{
+    char error[512];
+    EXPECT_EQ(hier_rules_load("/nonexistent/hier-rules", error, sizeof error), nullptr);
+    EXPECT_EQ(std::string(error).rfind("coll_hier_dynamic_rules /nonexistent/hier-rules: cannot be read", 0), 0u)
+        << error;
+}
+
 TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
 {
     // 3 + 6 one-process nodes, costs unknown, 64 KiB blocks: no row wins on
@@ -224,9 +281,10 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     char error[256], reason[256], line[1024];
     hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
+    int window;
     auto select = [&](int *chosen, int *trial_call) {
-        return hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 65536, chosen, trial_call, reason,
-                                sizeof reason, line, sizeof line);
+        return hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 65536, chosen, &window, trial_call,
+                                reason, sizeof reason, line, sizeof line);
     };
     int chosen = -1, trial_call = -1;
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
@@ -259,8 +317,8 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_NE(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_EQ(chosen, second_row);
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 100000, &chosen, &trial_call, reason,
-                               sizeof reason, line, sizeof line) != nullptr,
+    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 100000, &chosen, &window, &trial_call,
+                               reason, sizeof reason, line, sizeof line) != nullptr,
               true);
     EXPECT_EQ(trial_call, -1);
     EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);

@@ -192,9 +192,9 @@ const hier_schedule_t *select(hier_comm_t *comm, hier_op_t op, int requested, in
                               char *reason, std::string *predictions, size_t block_bytes = 65536)
 {
     char line[1024] = "";
-    int trial_call;
-    const hier_schedule_t *schedule =
-        hier_comm_select(comm, op, requested, root, block_bytes, chosen, &trial_call, reason, 256, line, sizeof line);
+    int trial_call, window;
+    const hier_schedule_t *schedule = hier_comm_select(comm, op, requested, root, block_bytes, chosen, &window,
+                                                       &trial_call, reason, 256, line, sizeof line);
     *predictions = line;
     return schedule;
 }
