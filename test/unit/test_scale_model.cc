@@ -264,6 +264,9 @@ void compare_models(const std::string &name, const Topology &topology, size_t bl
     all.same_pick += same;
     all.same_side += side;
     all.errors.insert(all.errors.end(), errors.begin(), errors.end());
+    if (std::getenv("HIER_SCALE_VALIDATE") && std::string(std::getenv("HIER_SCALE_VALIDATE")) == "lines") {
+        std::printf("  sim:   %s\n  scale: %s\n", describe(simulated).c_str(), describe(scaled).c_str());
+    }
     std::printf("[ agree    ] %-28s %6zu B  sim %-10s scale %-10s %s  ratio error median %3.0f %%\n", name.c_str(),
                 block, picked(simulated), picked(scaled), same ? "same" : side ? "side" : "DIFF", 100 * median_error);
 }

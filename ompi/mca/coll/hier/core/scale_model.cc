@@ -93,14 +93,26 @@ Peers peers_of(const ScaleShape &s, const ScaleShape::Kind &k)
     return Peers{n - 1, rc - n, double(s.ranks) - rc};
 }
 
-// One message per rank and round, to partners spread over the
-// communicator (pairwise, xor, and factor, whose per-rank messages are
-// pairwise's): the rounds of each path, each with its share of the NIC,
-// the shared memory and the uplink.
-double one_partner_rounds(const Machine &m, size_t block, double window)
+// The slowest path any pair of ranks takes.
+Path farthest(const ScaleShape &s)
+{
+    return s.cluster_ranks.size() > 1 ? kAcross : s.nodes > 1 ? kInCluster : kOnNode;
+}
+
+// One message per rank and round, one partner each (pairwise, tuned's
+// pairwise, xor, and factor, whose per-rank messages are pairwise's): the
+// rounds of each path, each with its share of the NIC, the shared memory
+// and the uplink. `coupled`: some pair of every round takes the slowest
+// path (partners at an offset, or a 1-factor's), and its partners wait for
+// it, so every round pays that path's latency (the simulator agrees:
+// pairwise over two clusters pays the backbone's every round); else (xor on
+// aligned power-of-two nodes and clusters) a round's pairs all take one
+// path and the rank's own rounds count.
+double one_partner_rounds(const Machine &m, size_t block, double window, bool coupled)
 {
     const ScaleShape &s = m.shape;
-    const double p = s.ranks, b = double(block);
+    const double b = double(block);
+    const Path far = farthest(s);
     double worst = 0;
     for (const ScaleShape::Kind &k : s.kinds) {
         const Peers peers = peers_of(s, k);
@@ -109,24 +121,40 @@ double one_partner_rounds(const Machine &m, size_t block, double window)
         // ranks take that path too (partners at one offset, ranks
         // consecutive): the resource's whole load spread over them.
         const double shm_flows = n, nic_flows = n, up_flows = rc;
-        (void)p;
+        auto latency = [&](Path path) { return m.latency(coupled ? far : path, b); };
         double t = 0;
         {
             const double bw = m.through(kNodeLink, b * shm_flows), o = 2 * m.overhead(kOnNode);
-            t += phase(peers.on_node, m.latency(kOnNode, b) + o + bw, std::max(o, bw), window);
+            t += phase(peers.on_node, latency(kOnNode) + o + bw, std::max(o, bw), window);
         }
         {
             const double bw = m.nic(b * nic_flows), o = 2 * m.overhead(kInCluster);
-            t += phase(peers.in_cluster, m.latency(kInCluster, b) + o + bw, std::max(o, bw), window);
+            t += phase(peers.in_cluster, latency(kInCluster) + o + bw, std::max(o, bw), window);
         }
         {
             const double bw = std::max(m.nic(b * nic_flows), m.through(kBackboneLink, b * up_flows));
             const double o = 2 * m.overhead(kAcross);
-            t += phase(peers.across, m.latency(kAcross, b) + o + bw, std::max(o, bw), window);
+            t += phase(peers.across, latency(kAcross) + o + bw, std::max(o, bw), window);
         }
         worst = std::max(worst, t);
     }
     return worst;
+}
+
+bool power_of_two(long x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+// xor's rounds r < n stay on aligned power-of-two nodes of n, r < rc in
+// aligned clusters of rc.
+bool xor_aligned(const ScaleShape &s)
+{
+    if (s.node_sizes.size() != 1 || !power_of_two(s.node_sizes[0])) {
+        return false;
+    }
+    return std::all_of(s.cluster_ranks.begin(), s.cluster_ranks.end(),
+                       [&](int r) { return r == s.cluster_ranks[0] && power_of_two(r); });
 }
 
 // Everything posted at once (tuned's linear): every rank's overheads one
@@ -197,7 +225,6 @@ double ring(const Machine &m, size_t block, long members, long stride, double bu
     // Round k (1..rounds) carries what is left: members - k slots one way,
     // for ring2 about members / 2 - k + 1 each way.
     double t = 0;
-    const double o = 2 * ways * m.overhead(path);
     const double left_total = ways == 1 ? double(members) * (members - 1) / 2 : double(rounds) * (rounds + 1) / 2;
     double per_byte = 0;
     switch (path) {
@@ -211,6 +238,13 @@ double ring(const Machine &m, size_t block, long members, long stride, double bu
         per_byte = std::max(m.nic(nic_flows), m.through(kBackboneLink, up_flows));
         break;
     }
+    // The edges within a node share its memory: each carries a round's
+    // message through it.
+    double on_node_edges = 0;
+    for (const ScaleShape::Kind &k : s.kinds) {
+        on_node_edges = std::max(on_node_edges, double(k.node_size - std::min<long>(k.node_size, stride)));
+    }
+    per_byte = std::max(per_byte, m.through(kNodeLink, on_node_edges * ways));
     // Rounds whose message exceeds the eager limit pay a rendezvous.
     const double first = double(ways == 1 ? members - 1 : rounds);
     size_t eager = m.costs.link[path == kOnNode ? kNodeLink : kNetworkLink].eager_limit;
@@ -220,7 +254,28 @@ double ring(const Machine &m, size_t block, long members, long stride, double bu
     const double big_rounds = std::min<double>(rounds, std::max(0.0, first - std::floor(double(eager) / b)));
     const double small_rounds = rounds - big_rounds;
     const double largest = first * b;
-    t += small_rounds * (m.latency(path, 0) + o) + big_rounds * (m.latency(path, largest) + o);
+    // One way round, a round's critical path passes each edge of the ring
+    // once over the rounds (store and forward), so the rounds' latencies
+    // are the edges': a fraction stride / (ranks per node) of them leave a
+    // node, stride / (ranks per cluster) a cluster. Both ways round it can
+    // zigzag over the slowest edge every round (the simulator agrees: ring2
+    // over two clusters pays the backbone's latency every round, ring once).
+    const double p = s.ranks;
+    double leave_node = path == kOnNode ? 0 : std::min(1.0, double(stride) * s.nodes / p);
+    double leave_cluster =
+        path == kAcross ? std::min(leave_node, double(stride) * double(s.cluster_ranks.size()) / p) : 0;
+    if (ways == 2) {
+        leave_node = path == kOnNode ? 0 : 1;
+        leave_cluster = path == kAcross ? 1 : 0;
+    }
+    auto mean_latency = [&](double bytes) {
+        return leave_cluster * m.latency(kAcross, bytes) + (leave_node - leave_cluster) * m.latency(kInCluster, bytes) +
+               (1 - leave_node) * m.latency(kOnNode, bytes);
+    };
+    const double mean_o = 2 * ways *
+                          (leave_cluster * m.overhead(kAcross) + (leave_node - leave_cluster) * m.overhead(kInCluster) +
+                           (1 - leave_node) * m.overhead(kOnNode));
+    t += small_rounds * (mean_latency(0) + mean_o) + big_rounds * (mean_latency(largest) + mean_o);
     t += left_total * b * per_byte;
     return t;
 }
@@ -235,6 +290,12 @@ double bruck(const Machine &m, size_t block)
     const double b = double(block);
     const Path far = s.cluster_ranks.size() > 1 ? kAcross : s.nodes > 1 ? kInCluster : kOnNode;
     double t = 2 * m.through(kNodeLink, double(p) * b);  // the rotations before and after
+    // A round's critical path runs back from a rank by the round's distances:
+    // the rounds shorter than a node (cluster) cross its boundary about once
+    // in all, each longer one once.
+    const int smallest_node = s.node_sizes.front();
+    const int smallest_cluster = *std::min_element(s.cluster_ranks.begin(), s.cluster_ranks.end());
+    bool short_crossed_node = false, short_crossed_cluster = false;
     for (long d = 1; d < p; d *= 2) {
         const long period = 2 * d;
         const double count = double((p / period) * d + std::max(0L, p % period - d));
@@ -250,8 +311,16 @@ double bruck(const Machine &m, size_t block)
                 bw = std::max(bw, m.through(kBackboneLink, double(std::min<long>(r, d)) * message));
             }
         }
-        const double o = 2 * m.overhead(far);
-        t += m.latency(far, message) + o + bw + 2 * m.through(kNodeLink, message);
+        Path path = kOnNode;
+        if (far == kAcross && (d >= smallest_cluster || !short_crossed_cluster)) {
+            path = kAcross;
+            short_crossed_cluster = short_crossed_cluster || d < smallest_cluster;
+        } else if (far != kOnNode && (d >= smallest_node || !short_crossed_node)) {
+            path = kInCluster;
+            short_crossed_node = short_crossed_node || d < smallest_node;
+        }
+        const double o = 2 * m.overhead(path);
+        t += m.latency(path, message) + o + bw + 2 * m.through(kNodeLink, message);
     }
     return t;
 }
@@ -277,16 +346,13 @@ double factor_steps(const std::vector<int> &sizes, const std::vector<int> &count
     return steps;
 }
 
-// factor: each rank's messages are pairwise's, but a node sends and
-// receives one message per step: the steps bound it too.
+// factor: each rank's messages are pairwise's (the simulator agrees within
+// a few per cent), and a node's NIC moves one message per step.
 double factor(const Machine &m, size_t block, double window)
 {
-    const double per_rank = one_partner_rounds(m, block, window);
+    const double per_rank = one_partner_rounds(m, block, window, true);
     const double steps = factor_steps(m.shape.node_sizes, m.shape.nodes_of_size);
-    const double b = double(block);
-    const double step = std::max(m.nic(b), 2 * m.overhead(kInCluster));
-    const double chain = steps * std::max(step, (m.latency(kInCluster, b) + step) / std::max(1.0, window));
-    return std::max(per_rank, chain);
+    return std::max(per_rank, steps * m.nic(double(block)));
 }
 
 // The LG family (lg.cc). variant 0: lg, 1: lg_at_once, 2: lg_overlap.
@@ -322,7 +388,8 @@ double lg(const Machine &m, size_t block, double window, int variant)
             const Path path = rc > n ? kInCluster : kOnNode;
             const double pack = m.through(kNodeLink, local_bytes);
             if (variant == 0) {
-                // factor's steps over the cluster's nodes, one message each
+                // factor's steps over the cluster's nodes: the rank's mates
+                // one per round, a node's NIC one message per step
                 std::vector<int> sizes, counts;
                 for (const ScaleShape::Kind &j : s.kinds) {
                     if (j.cluster == k.cluster) {
@@ -331,10 +398,11 @@ double lg(const Machine &m, size_t block, double window, int variant)
                     }
                 }
                 const double steps = factor_steps(sizes, counts);
-                const double step = std::max(m.nic(local_message), 2 * m.overhead(path));
-                const double chain =
-                    steps * std::max(step, (m.latency(path, local_message) + step) / std::max(1.0, window));
-                local = std::max(chain, m.latency(path, local_message) + std::max(cpu, bw)) + pack;
+                const double o = 2 * m.overhead(path);
+                const double share = std::max(m.nic(n * local_message), m.through(kNodeLink, n * local_message));
+                const double rounds = phase(mates, m.latency(path, local_message) + o + share, std::max(o, share),
+                                            window);
+                local = std::max(rounds, steps * m.nic(local_message)) + pack;
             } else {
                 local = m.latency(path, local_message) + std::max(cpu, bw + 2 * m.overhead(path)) + pack;
             }
@@ -362,7 +430,7 @@ double lg(const Machine &m, size_t block, double window, int variant)
             const double rest = smallest_pair > 1 ? m.latency(kAcross, bb_message - b) +
                                                         std::max(bb_cpu, bb_bw * (1 - own) + 2 * m.overhead(kAcross))
                                                   : 0;
-            worst = std::max(worst, std::max(local, own_part) + rest + unpack);
+            worst = std::max(worst, std::max(own_part, local + rest) + unpack);
         }
     }
     return worst;
@@ -427,8 +495,11 @@ double scale_predict_row(const ScaleShape &shape, const Algorithm *algorithm, si
     const Machine m(shape, machine);
     const double w = std::max(1, window);
     const auto build = algorithm->build;
-    if (build == build_pairwise_alltoall || build == build_xor_alltoall) {
-        return one_partner_rounds(m, block_bytes, w);
+    if (build == build_pairwise_alltoall) {
+        return one_partner_rounds(m, block_bytes, w, true);
+    }
+    if (build == build_xor_alltoall) {
+        return one_partner_rounds(m, block_bytes, w, !xor_aligned(shape));
     }
     if (build == build_factor_alltoall) {
         return factor(m, block_bytes, w);
@@ -460,7 +531,7 @@ double scale_predict_tuned(const ScaleShape &shape, TunedAlltoall algorithm, siz
     const Machine m(shape, machine);
     switch (algorithm) {
     case TunedAlltoall::Pairwise:
-        return one_partner_rounds(m, block_bytes, 1);
+        return one_partner_rounds(m, block_bytes, 1, true);
     case TunedAlltoall::ModifiedBruck:
         return bruck(m, block_bytes);
     case TunedAlltoall::Linear:
