@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -231,6 +232,53 @@ TEST(ScaleModel, DecisionTime)
     }
 }
 
+// Where the scale model picks hier at scale (printed for
+// docs/scale-model.md; not asserted on): nodes x ranks per node, by block
+// size, on the unknown machines' corners and behind a given 5 ms backbone.
+TEST(ScaleModel, WhereItPicksHier)
+{
+    const size_t blocks[] = {1, 16, 256, 4096, 65536};
+    auto row = [&](const char *what, const Topology &topology, const LinkCostSpec &spec) {
+        std::printf("[ where    ] %-34s", what);
+        for (size_t block : blocks) {
+            const Comparison c = compare_alltoall(topology, block, 1, spec);
+            double best = std::numeric_limits<double>::infinity();
+            for (const Contender &r : c.rows) {
+                best = r.modelled() ? std::min(best, r.worst_ratio) : best;
+            }
+            std::printf(" %6zu B %-10s x%.2f |", block, picked(c), best);
+        }
+        std::printf("\n");
+    };
+    char name[64];
+    for (int nodes : {16, 64, 256, 1024}) {
+        for (int per_node : {1, 4, 16, 64}) {
+            if (nodes * per_node <= kMaxModelledRanks || nodes * per_node > 65536) {
+                continue;
+            }
+            std::snprintf(name, sizeof name, "%d nodes x %d", nodes, per_node);
+            row(name, layout(repeat(nodes, per_node)), LinkCostSpec());
+        }
+    }
+    for (int p : {1024, 16384}) {
+        std::snprintf(name, sizeof name, "uneven 1..32, p %d", p);
+        row(name, layout(uneven(p, 32)), LinkCostSpec());
+    }
+    const LinkCostSpec wan = costs("backbone=5ms:100Mbit/s");
+    for (int nodes : {64, 1024}) {
+        for (int per_node : {1, 16}) {
+            std::snprintf(name, sizeof name, "2 clusters %d x %d, 5 ms", nodes, per_node);
+            row(name, layout(repeat(nodes, per_node), {nodes / 2, nodes / 2}), wan);
+            std::snprintf(name, sizeof name, "2 clusters %d x %d, corners", nodes, per_node);
+            row(name, layout(repeat(nodes, per_node), {nodes / 2, nodes / 2}), LinkCostSpec());
+            std::snprintf(name, sizeof name, "3 clusters %d x %d, 5 ms", nodes, per_node);
+            row(name, layout(repeat(nodes, per_node), {nodes / 4, nodes / 4, nodes / 2}), wan);
+        }
+    }
+    row("torus 32x32", Topology::from_torus_dims({32, 32}), LinkCostSpec());
+    row("torus 16x16x16", Topology::from_torus_dims({16, 16, 16}), LinkCostSpec());
+}
+
 // The scale model against the simulator where both run (p = 16 to 128).
 struct Agreement {
     int cases = 0, same_pick = 0, same_side = 0;
@@ -300,6 +348,8 @@ TEST(ScaleModel, AgreesWithTheSimulator)
         list.push_back({"uniform 32x2", layout(repeat(32, 2)), ""});
         list.push_back({"uniform 8x8", layout(repeat(8, 8)), ""});
         list.push_back({"uniform 16x8", layout(repeat(16, 8)), ""});
+        list.push_back({"uniform 2x64", layout(repeat(2, 64)), ""});
+        list.push_back({"uniform 4x32", layout(repeat(4, 32)), ""});
         list.push_back({"uneven 16,8,4,2,1,1", layout({16, 8, 4, 2, 1, 1}), ""});
         list.push_back({"uneven 64 (1..32)", layout(uneven(64, 32)), ""});
         list.push_back({"uneven 128 (1..32)", layout(uneven(128, 32)), ""});
@@ -311,7 +361,7 @@ TEST(ScaleModel, AgreesWithTheSimulator)
     }
     Agreement all;
     for (const Layout &l : list) {
-        for (size_t block : {size_t(1), size_t(96), size_t(1536), size_t(12288), size_t(65536)}) {
+        for (size_t block : {size_t(1), size_t(96), size_t(384), size_t(1536), size_t(12288), size_t(65536)}) {
             if (!full && block != 96 && block != 12288) {
                 continue;
             }
