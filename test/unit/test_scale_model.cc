@@ -159,6 +159,19 @@ TEST(ScaleModel, NoRowThatDoesNotApplyIsOffered)
     }
 }
 
+// Above 128 ranks the scale model decides, but the link-cost probes (an
+// N x N table of node leaders' ping-pongs) stay off: capi.cc's
+// hier_alltoall_modelled follows alltoall_unmodelled.
+TEST(ScaleModel, TheProbesStayOffAboveTheSimulatorsLimit)
+{
+    EXPECT_EQ(alltoall_unmodelled(128, 8), nullptr);
+    EXPECT_NE(alltoall_unmodelled(129, 8), nullptr);
+    EXPECT_EQ(alltoall_undecided(129, 8), nullptr);
+    EXPECT_EQ(alltoall_undecided(16384, 1024), nullptr);
+    EXPECT_STREQ(alltoall_unmodelled(16384, 1), "all ranks on one node");
+    EXPECT_STREQ(alltoall_undecided(16384, 1), "all ranks on one node");
+}
+
 TEST(ScaleModel, OneNodeFallsBackWithItsReason)
 {
     for (int p : {129, 1024, 16384}) {

@@ -136,12 +136,20 @@ bool Contender::modelled() const
            std::all_of(predictions.begin(), predictions.end(), [](const Prediction &p) { return p.error.empty(); });
 }
 
-const char *alltoall_unmodelled(int ranks, int nodes)
+const char *alltoall_undecided(int ranks, int nodes)
 {
     if (nodes == 1) {
         return "all ranks on one node";
     }
     return ranks > kMaxScaleModelRanks ? "more ranks than the scale model takes (2^24)" : nullptr;
+}
+
+const char *alltoall_unmodelled(int ranks, int nodes)
+{
+    if (const char *why = alltoall_undecided(ranks, nodes)) {
+        return why;
+    }
+    return ranks > kMaxModelledRanks ? "more ranks than the simulator takes (128): the scale model decides" : nullptr;
 }
 
 namespace {
@@ -152,7 +160,7 @@ bool prepare(Comparison &comparison, const Topology &topology, size_t block_byte
 {
     comparison.block_bytes = block_bytes;
     comparison.window = window < 1 ? 1 : window;
-    comparison.why_not = alltoall_unmodelled(topology.size(), topology.node_count());
+    comparison.why_not = alltoall_undecided(topology.size(), topology.node_count());
     if (comparison.why_not) {
         comparison.choice = fallback(comparison.why_not);
         return false;

@@ -79,7 +79,15 @@ constexpr int kMaxModelledRanks = 128;
 // Beyond this the scale model too declines: its sums are in doubles and its
 // node counts in ints, and no job measured comes near.
 constexpr int kMaxScaleModelRanks = 1 << 24;
-// Why auto does not model an alltoall on ranks over nodes, or nullptr.
+// Why auto does not decide an alltoall on ranks over nodes by either model
+// (one node; more than kMaxScaleModelRanks), or nullptr.
+const char *alltoall_undecided(int ranks, int nodes);
+// Why auto does not run the flow simulation on them, or nullptr: the
+// reason above, or more than kMaxModelledRanks (the scale model decides
+// then). capi.cc's hier_alltoall_modelled, and so the link-cost probes
+// (coll_hier_link_costs probe: ping-pongs of every pair of node leaders,
+// an N x N table), follow this one: above kMaxModelledRanks they are not
+// run, and the scale model weighs the given costs or the corners.
 const char *alltoall_unmodelled(int ranks, int nodes);
 
 // "a, b and c" (or another last separator).
