@@ -532,8 +532,10 @@ TEST(Auto, OneNodeTooManyRanksAndOtherCollectivesFallBack)
     EXPECT_STREQ(pick(Topology::from_node_sizes({8}), 64, 1, ""), "fallback");
     EXPECT_STREQ(pick(Topology::from_node_sizes({8}), 64, 1, kUnevenSmpCosts), "fallback");
     const Comparison large = compare_alltoall(Topology::from_node_sizes(std::vector<int>(129, 1)), 64, 1, LinkCostSpec());
+    // Above kMaxModelledRanks the scale model decides (test_scale_model.cc).
     EXPECT_EQ(large.choice.algorithm, nullptr);
-    EXPECT_NE(large.why_not, nullptr);
+    EXPECT_TRUE(large.scale_model);
+    EXPECT_EQ(large.why_not, nullptr);
     std::string line;
     EXPECT_EQ(choose_auto(HIER_OP_BARRIER, Topology::from_node_sizes({2, 2}), 0, 1, LinkCostSpec(), &line).algorithm,
               nullptr);

@@ -1,7 +1,9 @@
 // auto from the time model (see autoselect.h).
 //
-// Memory: deciding builds every rank's schedule of one contender at a time,
-// O(p^2) blocks of schedule in all, for the duration of the decision only;
+// Memory: up to kMaxModelledRanks, deciding builds every rank's schedule of
+// one contender at a time, O(p^2) blocks of schedule in all, for the
+// duration of the decision only; above it the scale model needs O(N) for N
+// nodes;
 // nothing of it is kept (the decision is an id). It runs at the first call
 // of each size class, on every rank alike (the model is deterministic and
 // its inputs, the topology and the MCA values, are the same everywhere).
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "scale_model.h"
 #include "tuned_alltoall.h"
 
 namespace hier {
@@ -133,23 +136,34 @@ bool Contender::modelled() const
            std::all_of(predictions.begin(), predictions.end(), [](const Prediction &p) { return p.error.empty(); });
 }
 
-const char *alltoall_unmodelled(int ranks, int nodes)
+const char *alltoall_undecided(int ranks, int nodes)
 {
     if (nodes == 1) {
         return "all ranks on one node";
     }
-    return ranks > kMaxModelledRanks ? "more ranks than the time model takes (128)" : nullptr;
+    return ranks > kMaxScaleModelRanks ? "more ranks than the scale model takes (2^24)" : nullptr;
 }
 
-Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs)
+const char *alltoall_unmodelled(int ranks, int nodes)
 {
-    Comparison comparison;
+    if (const char *why = alltoall_undecided(ranks, nodes)) {
+        return why;
+    }
+    return ranks > kMaxModelledRanks ? "more ranks than the simulator takes (128): the scale model decides" : nullptr;
+}
+
+namespace {
+
+// What both models share: why not, the machines, the probed values.
+bool prepare(Comparison &comparison, const Topology &topology, size_t block_bytes, int window,
+             const LinkCostSpec &costs)
+{
     comparison.block_bytes = block_bytes;
     comparison.window = window < 1 ? 1 : window;
-    comparison.why_not = alltoall_unmodelled(topology.size(), topology.node_count());
+    comparison.why_not = alltoall_undecided(topology.size(), topology.node_count());
     if (comparison.why_not) {
         comparison.choice = fallback(comparison.why_not);
-        return comparison;
+        return false;
     }
     comparison.machines = cost_corners(costs, topology.cluster_count() > 1);
     comparison.probed_network = costs.given[kNetworkLink] ? -1 : costs.measured_network;
@@ -157,6 +171,91 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
     comparison.probed_crossing = costs.given[kBackboneLink] ? -1 : costs.measured_crossing;
     for (int c = 0; c < kBackboneLink; ++c) {
         comparison.probed_message[c] = costs.given[c] ? -1 : costs.measured_message[c];
+    }
+    return true;
+}
+
+void set_worst_ratio(Comparison &comparison, Contender &contender)
+{
+    if (contender.modelled()) {
+        for (size_t m = 0; m < comparison.machines.size(); ++m) {
+            contender.worst_ratio = std::max(contender.worst_ratio, contender.predictions[m].seconds /
+                                                                        comparison.open_mpi.predictions[m].seconds);
+        }
+    }
+}
+
+// The margin rule over the contenders: the fastest worst ratio; among rows
+// within kTie of it, the first in table order, so that rounding never
+// decides between schedules the model finds equal.
+void decide(Comparison &comparison)
+{
+    const Contender *best = nullptr;
+    double fastest = kInfinity;
+    for (const Contender &contender : comparison.rows) {
+        fastest = contender.modelled() ? std::min(fastest, contender.worst_ratio) : fastest;
+    }
+    for (const Contender &contender : comparison.rows) {
+        if (!best && contender.modelled() && contender.worst_ratio <= fastest * (1 + kTie)) {
+            best = &contender;
+        }
+    }
+    if (best && best->worst_ratio <= 1 - kAutoMargin) {
+        comparison.choice = pick(HIER_OP_ALLTOALL, best->algorithm);
+    } else {
+        comparison.choice = fallback("no hier algorithm predicted 20 % faster than Open MPI's");
+        comparison.measure = rows_to_measure(comparison);
+    }
+}
+
+} // namespace
+
+Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_bytes, int window,
+                                     const LinkCostSpec &costs)
+{
+    Comparison comparison;
+    comparison.scale_model = true;
+    if (!prepare(comparison, topology, block_bytes, window, costs)) {
+        return comparison;
+    }
+    const ScaleShape shape = scale_shape(topology);
+    const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
+    comparison.open_mpi.name = tuned_alltoall_name(tuned);
+    for (const LinkCosts &machine : comparison.machines) {
+        Prediction prediction;
+        prediction.seconds = scale_predict_tuned(shape, tuned, block_bytes, machine);
+        comparison.open_mpi.predictions.push_back(prediction);
+    }
+    comparison.open_mpi.worst_ratio = 1;
+    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
+        if (algorithm->unfit(topology)) {
+            continue;
+        }
+        Contender contender;
+        contender.algorithm = algorithm;
+        contender.name = algorithm->name;
+        if (scale_models(algorithm)) {  // else left unpredicted: "not modelled"
+            for (const LinkCosts &machine : comparison.machines) {
+                Prediction prediction;
+                prediction.seconds = scale_predict_row(shape, algorithm, block_bytes, comparison.window, machine);
+                contender.predictions.push_back(prediction);
+            }
+            set_worst_ratio(comparison, contender);
+        }
+        comparison.rows.push_back(std::move(contender));
+    }
+    decide(comparison);
+    return comparison;
+}
+
+Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs)
+{
+    if (topology.size() > kMaxModelledRanks) {
+        return compare_alltoall_at_scale(topology, block_bytes, window, costs);
+    }
+    Comparison comparison;
+    if (!prepare(comparison, topology, block_bytes, window, costs)) {
+        return comparison;
     }
 
     const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
@@ -175,7 +274,6 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
     }
     comparison.open_mpi.worst_ratio = 1;
 
-    const Contender *best = nullptr;
     for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
         if (algorithm->unfit(topology)) {
             continue;
@@ -184,41 +282,22 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
         contender.algorithm = algorithm;
         contender.name = algorithm->name;
         predict_all(contender, every_rank(algorithm->build, topology), comparison.window);
-        if (contender.modelled()) {
-            for (size_t m = 0; m < comparison.machines.size(); ++m) {
-                contender.worst_ratio = std::max(contender.worst_ratio, contender.predictions[m].seconds /
-                                                                            comparison.open_mpi.predictions[m].seconds);
-            }
-        }
+        set_worst_ratio(comparison, contender);
         comparison.rows.push_back(std::move(contender));
     }
-    // The fastest; among rows within kTie of it, the first in table order,
-    // so that rounding never decides between schedules the model finds equal.
-    double fastest = kInfinity;
-    for (const Contender &contender : comparison.rows) {
-        fastest = contender.modelled() ? std::min(fastest, contender.worst_ratio) : fastest;
-    }
-    for (const Contender &contender : comparison.rows) {
-        if (!best && contender.modelled() && contender.worst_ratio <= fastest * (1 + kTie)) {
-            best = &contender;
-        }
-    }
-    if (best && best->worst_ratio <= 1 - kAutoMargin) {
-        comparison.choice = pick(HIER_OP_ALLTOALL, best->algorithm);
-    } else {
-        comparison.choice = fallback("no hier algorithm predicted 20 % faster than Open MPI's");
-        comparison.measure = rows_to_measure(comparison);
-    }
+    decide(comparison);
     return comparison;
 }
 
 std::string describe(const Comparison &comparison)
 {
     if (comparison.why_not) {
-        return std::string("model not run: ") + comparison.why_not;
+        return std::string(comparison.scale_model ? "scale model not run: " : "model not run: ") +
+               comparison.why_not;
     }
     const size_t machines = comparison.machines.size();
-    std::string line = "model at " + std::to_string(comparison.block_bytes) + " B/block, window " +
+    std::string line = std::string(comparison.scale_model ? "scale model at " : "model at ") +
+                       std::to_string(comparison.block_bytes) + " B/block, window " +
                        std::to_string(comparison.window) + ", " +
                        (machines == 1 ? std::string("given costs") : std::to_string(machines) + " cost sets");
     if (comparison.probed_network >= 0) {

@@ -6,9 +6,10 @@
 // order); a row is picked only if its prediction beats Open MPI's by
 // kAutoMargin, on every machine the link costs allow (link_costs.h: one when
 // the user gave every class, the corners of the unknown classes otherwise).
-// A communicator on one node and one larger than kMaxModelledRanks fall
-// back. The collectives without a model of Open MPI's own algorithms go by
-// the rows' rules (registry.h: Algorithm::auto_declines): opt on a torus
+// A communicator on one node falls back. Above kMaxModelledRanks the
+// predictions are the scale model's (scale_model.h), not the simulator's.
+// The collectives without a model of Open MPI's own algorithms go by the
+// rows' rules (registry.h: Algorithm::auto_declines): opt on a torus
 // for blocks of 4 KiB and more (its step count is the lower bound of every
 // scatter under the all-port model); lg_at_once for alltoallv across
 // clusters; the hypercube where costs are uneven enough.
@@ -68,12 +69,25 @@ constexpr int kTrialRoundsAgainstModel = 2;
 // 75 %: a row the interval tells from 1 is rarely on the wrong side, and the
 // interval of 3 calls (their range) can already tell a clear gap.
 constexpr double kTrialConfidence = 0.75;
-// Beyond this, building every rank's schedule for every row and running
-// the model on them at the first call of a size class (work growing as p^2
-// messages per row and machine, and p^3 for edgecolor's colourings) costs
-// more than the calls of a typical job could win back.
+// Up to this many ranks auto runs the flow simulation (model.h) on every
+// rank's schedule; beyond it, building those schedules and simulating p^2
+// messages per row and machine (p^3 for edgecolor's colourings) costs more
+// than the calls of a typical job could win back, and auto uses the scale
+// model instead (scale_model.h: closed forms over the kinds of node, O(N)
+// per row and machine, edgecolor and hypercube not offered).
 constexpr int kMaxModelledRanks = 128;
-// Why auto does not model an alltoall on ranks over nodes, or nullptr.
+// Beyond this the scale model too declines: its sums are in doubles and its
+// node counts in ints, and no job measured comes near.
+constexpr int kMaxScaleModelRanks = 1 << 24;
+// Why auto does not decide an alltoall on ranks over nodes by either model
+// (one node; more than kMaxScaleModelRanks), or nullptr.
+const char *alltoall_undecided(int ranks, int nodes);
+// Why auto does not run the flow simulation on them, or nullptr: the
+// reason above, or more than kMaxModelledRanks (the scale model decides
+// then). capi.cc's hier_alltoall_modelled, and so the link-cost probes
+// (coll_hier_link_costs probe: ping-pongs of every pair of node leaders,
+// an N x N table), follow this one: above kMaxModelledRanks they are not
+// run, and the scale model weighs the given costs or the corners.
 const char *alltoall_unmodelled(int ranks, int nodes);
 
 // "a, b and c" (or another last separator).
@@ -112,6 +126,7 @@ struct Contender {
 // (one node, too many ranks) and the choice is the fallback.
 struct Comparison {
     const char *why_not = nullptr;
+    bool scale_model = false;  // predicted by the scale model (p > kMaxModelledRanks), not the simulator
     size_t block_bytes = 0;
     int window = 1;
     double probed_network = -1;   // latencies the probe measured (link_costs.h), or -1
@@ -125,6 +140,10 @@ struct Comparison {
     std::vector<TrialRow> measure;  // rows to measure against Open MPI's, if the model cannot tell
 };
 Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs);
+// The same comparison by the scale model at any size (compare_alltoall uses
+// it above kMaxModelledRanks; the tests compare the two below).
+Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_bytes, int window,
+                                     const LinkCostSpec &costs);
 // The one line choose_auto writes for a comparison.
 std::string describe(const Comparison &comparison);
 
