@@ -213,6 +213,7 @@ test_uneven_smp() {
         fail "uneven-smp: ping-pong" "mpirun failed"; show_tail uneven-smp-pingpong
     fi
     alltoall_by_name uneven-smp 10 "$ALLTOALL_ROWS"
+    alltoall_auto uneven-smp 10
 }
 
 # --------------------------------------------------------------- backbones
@@ -327,6 +328,20 @@ alltoall_by_name() {
     done
 }
 
+# alltoall_auto SCENARIO NP [MPIRUN ARGS...]: auto at every setting's
+# default (trials off, costs probed): correct results, equal to Open MPI's
+# own, and a verbose line naming a row or the fallback.
+alltoall_auto() {
+    local scenario=$1 np=$2 rows
+    shift 2
+    hier_check "$scenario" "alltoall_check, auto" "$np" "" \
+        "$checker" --counts 1,100 --types int,vector --comms world,dup -- "$@"
+    rows=$(tr ' ' '|' <<<"lg lg_at_once lg_overlap $ALLTOALL_ROWS")
+    check "$scenario: alltoall_check, auto: its verbose line names a row or the fallback" \
+        "$(grep -m1 'alltoall on MPI_COMM_WORLD' "$logdir/$scenario-alltoall_check__auto.log" || echo 'no line')" \
+        grep -qE "alltoall on MPI_COMM_WORLD \(.*\): ($rows|fallback)( \(.*\))?\$" "$logdir/$scenario-alltoall_check__auto.log"
+}
+
 test_two_clusters() {
     up_backbone two-clusters || return
     # hier-n0 is in the cluster of 3, hier-n3 in the cluster of 6.
@@ -362,6 +377,7 @@ test_two_clusters() {
     hier_check two-clusters "alltoallv_check, lg, host patterns" 9 "2 clusters): lg" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
     alltoall_by_name two-clusters 9 "$ALLTOALL_ROWS" --mca coll_hier_cluster_map "$hosts"
+    alltoall_auto two-clusters 9 --mca coll_hier_cluster_map "$hosts"
 }
 
 test_three_clusters() {
@@ -384,6 +400,7 @@ test_three_clusters() {
         "$checker" --counts 1,4096 -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoall_algorithm lg_overlap
     hier_check three-clusters "alltoallv_check, auto, host patterns" 9 "3 clusters): lg_at_once" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts"
+    alltoall_auto three-clusters 9 --mca coll_hier_cluster_map "$hosts"
 }
 
 # -------------------------------------------------------------------- torus
@@ -455,6 +472,7 @@ test_torus() {
         "$coll_checker" --op gather --counts 4096,0,1 --types "int,contig->vector" --comms world --cart 4x4 \
         -- --mca coll_hier_torus_dims 4x4
     alltoall_by_name torus 16 "$ALLTOALL_ROWS"
+    alltoall_auto torus 16
     # Told the torus: mesh's rings are its rings, the hypercube's embedding
     # seeks neighbours, and auto's model routes over its links. With the
     # links' costs given and no measuring, the model picks hypercube at 400 B
@@ -516,6 +534,7 @@ test_hetero() {
         "$coll_checker" --op allreduce --counts 1,100 --comms world -- --mca coll_hier_cost "file:$costs" \
         --mca coll_hier_allreduce_algorithm hypercube --mca coll_hier_hypercube_embedding tsts
     alltoall_by_name hetero 8 "$ALLTOALL_ROWS"
+    alltoall_auto hetero 8
 }
 
 # --------------------------------------------------------------------- down
