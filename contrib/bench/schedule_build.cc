@@ -11,7 +11,7 @@
 //            sizes sum to p;
 //   16       p / 16 nodes of 16 (and one of p mod 16);
 //   16x4     the same nodes in 4 clusters of N / 4 consecutive nodes (the
-//            last takes the rest).
+//            last takes the rest); 16xC for C clusters (not run by default).
 // The topology is made as hier_comm_create (core/capi.cc) makes it: the
 // Topology, then coll_hier_cost's default ("locality") through
 // costs_from_setting, and coll_hier_hypercube_embedding's default (auto).
@@ -180,7 +180,7 @@ Layout make_layout(const std::string &name, int p)
     std::vector<int> sizes;
     if (name == "uneven") {
         sizes = uneven_sizes(p);
-    } else if (name == "16" || name == "16x4") {
+    } else if (name == "16" || name.compare(0, 3, "16x") == 0) {
         sizes.assign(size_t(p / 16), 16);
         if (p % 16 != 0) {
             sizes.push_back(p % 16);  // p not a multiple of 16: a last, smaller node
@@ -197,10 +197,18 @@ Layout make_layout(const std::string &name, int p)
     if (*large != *small) {
         shape << ".." << *large;
     }
-    if (name == "16x4") {
-        const int per = int(sizes.size()) / 4;
-        layout.cluster_map = std::to_string(per) + "," + std::to_string(per) + "," + std::to_string(per) + "," +
-                             std::to_string(int(sizes.size()) - 3 * per);
+    if (name.compare(0, 3, "16x") == 0) {
+        const int clusters = std::atoi(name.c_str() + 3);
+        const int nodes = int(sizes.size());
+        if (clusters < 1 || clusters > nodes) {
+            layout.node_of_rank.clear();
+            return layout;
+        }
+        for (int c = 0; c < clusters; ++c) {
+            const int first = c * (nodes / clusters);
+            const int end = c + 1 == clusters ? nodes : first + nodes / clusters;
+            layout.cluster_map += (c ? "," : "") + std::to_string(end - first);
+        }
         shape << " in clusters of " << layout.cluster_map << " nodes";
     }
     layout.shape = shape.str();
@@ -336,7 +344,7 @@ void run(const Options &options, const std::string &layout_name, int p)
 {
     const Layout layout = make_layout(layout_name, p);
     if (layout.node_of_rank.empty()) {
-        std::fprintf(stderr, "schedule_build: unknown layout %s (uneven, 16, 16x4)\n", layout_name.c_str());
+        std::fprintf(stderr, "schedule_build: unknown layout %s (uneven, 16, 16xC)\n", layout_name.c_str());
         std::exit(2);
     }
     std::unique_ptr<hier::Topology> topology;
