@@ -4,11 +4,13 @@
 
 #include <cstdio>
 #include <fstream>
+#include <vector>
 #include <unistd.h>
 
 #include "cost.h"
 #include "hypercube.h"
 #include "topology.h"
+#include "torus.h"
 
 namespace hier {
 namespace {
@@ -110,6 +112,51 @@ TEST(Costs, LocalityLevels)
     EXPECT_EQ(costs(2, 4), kOtherClusterCost);
     EXPECT_EQ(costs(4, 3), kSameNodeCost);
     EXPECT_EQ(topology.costs()(1, 3), kOtherClusterCost);  // the topology's default
+}
+
+TEST(Costs, LocalityBeyondTheMatrixLimitIsLevelsOfTheSameValues)
+{
+    // Up to kMaxLocalityMatrixNodes nodes a matrix, beyond levels computed
+    // when asked (O(N), not N^2): both give every pair the level's value,
+    // hops on a torus of nodes included (even and odd rings, size 2 and 1).
+    const auto expected = [](const Topology &t, int a, int b) {
+        const int x = t.node_of(a), y = t.node_of(b);
+        if (a == b) {
+            return 0.0;
+        }
+        if (x == y) {
+            return kSameNodeCost;
+        }
+        if (t.cluster_of(a) != t.cluster_of(b)) {
+            return kOtherClusterCost;
+        }
+        const Torus *torus = t.torus_of_nodes();
+        const double beyond_first = torus ? torus->distance(x, y) - 1 : 0;
+        return kSameClusterCost * (1 + kTorusHopShare * beyond_first);
+    };
+    std::vector<int> nodes, clusters;
+    for (int rank = 0; rank < 3 * (kMaxLocalityMatrixNodes + 1); ++rank) {
+        nodes.push_back(rank / 3);
+    }
+    for (int node = 0; node <= kMaxLocalityMatrixNodes; ++node) {
+        clusters.push_back(node % 3 == 0 ? 7 : 2);
+    }
+    const std::vector<Topology> topologies = {
+        Topology(nodes, clusters),
+        Topology({0, 0, 1, 2, 2}, {0, 0, 1}),
+        Topology::from_torus_dims({5, 4, 19}),
+        Topology::from_torus_dims({2, 1, 6, 31}),
+        Topology::from_torus_dims({4, 4}),
+    };
+    for (const Topology &t : topologies) {
+        const Costs costs = locality_costs(t);
+        EXPECT_EQ(costs.levels(), t.node_count() > kMaxLocalityMatrixNodes) << t.node_count();
+        for (int a = 0; a < t.size(); a += 1 + a % 5) {
+            for (int b = 0; b < t.size(); ++b) {
+                ASSERT_EQ(costs(a, b), expected(t, a, b)) << t.node_count() << " nodes, " << a << " " << b;
+            }
+        }
+    }
 }
 
 TEST(Costs, LocalityOnATorusOfNodesCostsHopsAndTheHypercubeFindsNeighbours)

@@ -12,6 +12,32 @@ Costs::Costs(std::vector<int> unit_of_rank, int units, std::vector<double> matri
 {
 }
 
+Costs::Costs(std::vector<int> node_of_rank, std::vector<int> cluster_of_node, const Torus *torus_of_nodes,
+             std::string source)
+    : unit_(std::move(node_of_rank)), units_(static_cast<int>(cluster_of_node.size())), levels_(true),
+      cluster_(std::move(cluster_of_node)), source_(std::move(source))
+{
+    if (!torus_of_nodes) {
+        return;
+    }
+    const Torus &torus = *torus_of_nodes;
+    torus_dims_ = torus.dimensions();
+    coords_.resize(size_t(units_) * size_t(torus_dims_));
+    for (int node = 0; node < units_; ++node) {
+        for (int dim = 0; dim < torus_dims_; ++dim) {
+            coords_[size_t(node) * size_t(torus_dims_) + size_t(dim)] = torus.coordinate(node, dim);
+        }
+    }
+    for (int dim = 0; dim < torus_dims_; ++dim) {
+        const int n = torus.dims()[size_t(dim)];
+        ring_at_.push_back(static_cast<int>(ring_hops_.size()) + n - 1);
+        for (int d = 1 - n; d < n; ++d) {
+            const int ahead = (d + n) % n;  // as Torus::hops
+            ring_hops_.push_back(std::min(ahead, n - ahead));
+        }
+    }
+}
+
 Costs Costs::from_matrix(const CostMatrix &matrix, std::string source)
 {
     std::vector<int> units(size_t(matrix.n));
@@ -34,6 +60,13 @@ std::vector<int> node_units(const Topology &topology)
 
 } // namespace
 
+// Two processes of one node cost kSameNodeCost, of one cluster
+// kSameClusterCost (more per hop beyond the first on a torus of nodes), of
+// two clusters kOtherClusterCost. Up to kMaxLocalityMatrixNodes nodes, an
+// N x N matrix of them (a lookup, where the embeddings ask O(N^2 log N)
+// times); beyond, levels computed when asked (Costs::level, the same
+// values): the matrix would be 8 MiB for 1,024 nodes, 2 GiB for a torus of
+// 16,384, made for every communicator.
 Costs locality_costs(const Topology &topology)
 {
     const int n = topology.node_count();
@@ -41,15 +74,14 @@ Costs locality_costs(const Topology &topology)
     for (int rank = 0; rank < topology.size(); ++rank) {
         cluster_of_node[topology.node_of(rank)] = topology.cluster_of(rank);
     }
-    const Torus *torus = topology.torus_of_nodes();
+    Costs levels(node_units(topology), std::move(cluster_of_node), topology.torus_of_nodes(), "locality");
+    if (n > kMaxLocalityMatrixNodes) {
+        return levels;
+    }
     std::vector<double> matrix(size_t(n) * size_t(n));
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
-            const double beyond_first = torus ? torus->distance(a, b) - 1 : 0;
-            matrix[size_t(a) * n + b] = a == b ? kSameNodeCost
-                                        : cluster_of_node[a] == cluster_of_node[b]
-                                            ? kSameClusterCost * (1 + kTorusHopShare * beyond_first)
-                                            : kOtherClusterCost;
+            matrix[size_t(a) * n + b] = levels.level(a, b);
         }
     }
     return Costs(node_units(topology), n, std::move(matrix), "locality");

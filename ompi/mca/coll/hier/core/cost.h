@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cost_file.h"
+#include "torus.h"
 
 namespace hier {
 
@@ -41,30 +42,83 @@ constexpr double kTorusHopShare = 0.25;
 
 // cost(a, b) between ranks a != b (0 for a == b), symmetric.
 //
-// Memory: a matrix over units, units^2 doubles, and one unit per rank. When
-// costs come per node (locality, probe, an N x N file) the units are nodes:
-// N^2 doubles for N <= p nodes. A p x p file makes every rank a unit: p^2
+// Memory: one unit per rank, and either a matrix over units, units^2
+// doubles, or (locality beyond kMaxLocalityMatrixNodes nodes) levels: each
+// node's cluster and its coordinates on the torus of nodes, if any, O(N D)
+// for N nodes, every cost computed when asked. When costs come from
+// measurements (probe, an N x N file) the units are nodes: N^2 doubles for
+// N <= p nodes. A p x p file makes every rank a unit: p^2
 // doubles per process (8 MiB at p = 1024), the one place the core holds
 // more than O(p) for a communicator, because the user gave a cost for every
 // pair of ranks and the embeddings look at every pair.
+//
+// Locality's costs up to this many nodes are a matrix (1 MiB at most);
+// beyond, levels computed when asked.
+constexpr int kMaxLocalityMatrixNodes = 362;
+
 class Costs {
 public:
     Costs(std::vector<int> unit_of_rank, int units, std::vector<double> matrix, std::string source);
+    // Locality's levels over nodes (locality_costs): the cluster of each
+    // node, and the torus when its positions are the nodes (else nullptr).
+    Costs(std::vector<int> node_of_rank, std::vector<int> cluster_of_node, const Torus *torus_of_nodes,
+          std::string source);
     // Every rank its own unit (tests and tools).
     static Costs from_matrix(const CostMatrix &matrix, std::string source = "matrix");
 
     int size() const { return static_cast<int>(unit_.size()); }
+    // Whether costs are locality's levels, computed when asked (no matrix).
+    bool levels() const { return levels_; }
     double operator()(int a, int b) const
     {
-        return a == b ? 0.0 : matrix_[size_t(unit_[a]) * size_t(units_) + size_t(unit_[b])];
+        if (a == b) {
+            return 0.0;
+        }
+        return levels_ ? level(unit_[a], unit_[b]) : matrix_[size_t(unit_[a]) * size_t(units_) + size_t(unit_[b])];
     }
     // "locality", "probe" or "file:PATH".
     const std::string &source() const { return source_; }
 
+    // Locality's cost between two ranks on nodes a and b (levels only).
+    double level(int a, int b) const
+    {
+        if (a == b) {
+            return kSameNodeCost;
+        }
+        if (cluster_[size_t(a)] != cluster_[size_t(b)]) {
+            return kOtherClusterCost;
+        }
+        const double beyond_first = torus_dims_ > 0 ? hops(a, b) - 1 : 0;
+        return kSameClusterCost * (1 + kTorusHopShare * beyond_first);
+    }
+
 private:
+    // Torus::distance between nodes a and b, from their coordinates and a
+    // table of hops per difference (no division: the embeddings ask for
+    // costs O(N^2 log N) times).
+    int hops(int a, int b) const
+    {
+        const int *from = &coords_[size_t(a) * size_t(torus_dims_)];
+        const int *to = &coords_[size_t(b) * size_t(torus_dims_)];
+        int total = 0;
+        for (int dim = 0; dim < torus_dims_; ++dim) {
+            total += ring_hops_[size_t(ring_at_[size_t(dim)] + to[dim] - from[dim])];
+        }
+        return total;
+    }
+
     std::vector<int> unit_;
     int units_;
     std::vector<double> matrix_;
+    bool levels_ = false;                 // locality's levels instead of matrix_
+    std::vector<int> cluster_;            // levels: per unit (node)
+    // levels on a torus of nodes (else torus_dims_ = 0): each node's
+    // coordinates, and per dimension of size n the hops for a difference of
+    // coordinates d in (-n, n) at ring_hops_[ring_at_[dim] + d].
+    int torus_dims_ = 0;
+    std::vector<int> coords_;
+    std::vector<int> ring_at_;
+    std::vector<int> ring_hops_;
     std::string source_;
 };
 

@@ -295,7 +295,9 @@ private:
     uint32_t tmp_ = 0;
     std::vector<uint32_t> out_first_, in_first_;  // per other cluster
     std::vector<Region> local_out_;               // per LG index of my cluster
-    std::vector<FactorMove> moves_;               // lg: the local phase's factor moves
+    // lg: the local phase's step of my first factor move that sends to and
+    // that receives from each cluster mate (by cluster index), +1; 0: none.
+    std::vector<uint32_t> send_step_, recv_step_;
 };
 
 template <typename F> void LgRank::carried(int carrier, int source, F f) const
@@ -393,13 +395,9 @@ uint32_t LgRank::local_step(int peer, bool sending) const
     if (at_once_) {
         return kFirstLocalStep;
     }
-    const int sub_peer = topology_.cluster_index(peer);
-    for (const FactorMove &move : moves_) {
-        if (move.peer == sub_peer && (sending ? move.sends : move.receives)) {
-            return kFirstLocalStep + move.step;
-        }
-    }
-    return kFirstLocalStep;  // not reached: factor moves every pair both ways
+    const uint32_t step = (sending ? send_step_ : recv_step_)[size_t(topology_.cluster_index(peer))];
+    return step > 0 ? kFirstLocalStep + step - 1
+                    : kFirstLocalStep;  // not reached: factor moves every pair both ways
 }
 
 // Every cluster mate sends me one message: my block from it, then the
@@ -407,7 +405,20 @@ uint32_t LgRank::local_step(int peer, bool sending) const
 void LgRank::local_phase()
 {
     if (!at_once_) {
-        moves_ = factor_moves(cluster_machine(topology_, cluster_), topology_.cluster_index(me_));
+        // The first move each way per mate, as a search of the moves in
+        // order would find it (one search per mate made this O(n^2) for n
+        // processes in the cluster).
+        const size_t mates = topology_.cluster_members(cluster_).size();
+        send_step_.assign(mates, 0);
+        recv_step_.assign(mates, 0);
+        for (const FactorMove &move : factor_moves(cluster_machine(topology_, cluster_), topology_.cluster_index(me_))) {
+            if (move.sends && send_step_[size_t(move.peer)] == 0) {
+                send_step_[size_t(move.peer)] = move.step + 1;
+            }
+            if (move.receives && recv_step_[size_t(move.peer)] == 0) {
+                recv_step_[size_t(move.peer)] = move.step + 1;
+            }
+        }
     }
     const std::vector<int> &mates = plan_.order(cluster_);
     for (int mate = 0; mate < int(mates.size()); ++mate) {

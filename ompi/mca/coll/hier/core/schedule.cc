@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace hier {
 
@@ -103,42 +104,130 @@ void CopyMerger::flush()
 
 namespace {
 
-// The last round that read and that wrote each block of the three buffers.
-class BlockHistory {
+// The latest round that marked each block of one buffer, over ranges:
+// mark(range, round) and latest(range), in O(32 log32 blocks) each.
+//
+// A tree of fan-out 32: a unit of level k is 32^k blocks (level 0 the
+// blocks themselves), up to one unit holding them all. A range is the
+// units it covers whole, the fewest: at each level fewer than 32 on either
+// side. Rounds are marked in increasing order, so a mark is a maximum with
+// what is there: it sets tag and best of the units it covers, and best of
+// the units above them, which are the ones above its first and its last
+// block. A block's latest round is the largest tag of the units that hold
+// it; best[k][u] the largest round that marked a block of unit u.
+//
+// Memory: about twice an entry per block. A message of a store-and-forward
+// ring spans O(p) blocks, p rounds of them: with an entry per block alone,
+// the ring's dependencies take O(p^2) per schedule (half a second at
+// p = 16,384), with the tree O(p log p).
+class RangeLatest {
 public:
-    int32_t conflict_for_read(Region r) const { return latest(writer_, r); }
-    int32_t conflict_for_write(Region r) const { return std::max(latest(writer_, r), latest(reader_, r)); }
-    void read(Region r, int32_t round) { mark(reader_, r, round); }
-    void write(Region r, int32_t round) { mark(writer_, r, round); }
-
-private:
-    using Marks = std::vector<int32_t>;
-    static int32_t latest(const Marks (&marks)[3], Region r)
+    explicit RangeLatest(size_t blocks)
     {
-        const Marks &m = marks[r.buffer];
+        size_t units = std::max<size_t>(blocks, 1);
+        for (;;) {
+            tag_.emplace_back(units, -1);
+            best_.emplace_back(units, -1);
+            if (units == 1) {
+                break;
+            }
+            units = (units + kFan - 1) / kFan;
+        }
+    }
+
+    int32_t latest(Region r) const
+    {
+        if (r.count == 0) {
+            return -1;
+        }
         int32_t last = -1;
-        for (uint32_t b = r.first; b < r.first + r.count && b < m.size(); ++b) {
-            last = std::max(last, m[b]);
+        cover(r, [&](size_t k, size_t u) { last = std::max(last, best_[k][u]); });
+        for (size_t k = 1; k < tag_.size(); ++k) {
+            last = std::max({last, tag_[k][above(r.first, k)], tag_[k][above(size_t(r.first) + r.count - 1, k)]});
         }
         return last;
     }
-    static void mark(Marks (&marks)[3], Region r, int32_t round)
+
+    void mark(Region r, int32_t round)
     {
-        Marks &m = marks[r.buffer];
-        if (m.size() < size_t(r.first) + r.count) {
-            m.resize(size_t(r.first) + r.count, -1);
+        if (r.count == 0) {
+            return;
         }
-        std::fill(m.begin() + r.first, m.begin() + r.first + r.count, round);
+        cover(r, [&](size_t k, size_t u) { tag_[k][u] = best_[k][u] = round; });
+        for (size_t k = 1; k < tag_.size(); ++k) {
+            best_[k][above(r.first, k)] = round;
+            best_[k][above(size_t(r.first) + r.count - 1, k)] = round;
+        }
     }
-    Marks reader_[3];
-    Marks writer_[3];
+
+private:
+    static constexpr size_t kBits = 5;
+    static constexpr size_t kFan = size_t(1) << kBits;
+
+    static size_t above(size_t block, size_t level) { return block >> (kBits * level); }
+
+    // Calls f(k, u) for the units u of level k that r covers whole, the
+    // fewest: the part of each level's range short of a multiple of 32 on
+    // either side, then the rest at the next level.
+    template <typename F> void cover(Region r, F f) const
+    {
+        size_t low = r.first, high = size_t(r.first) + r.count;
+        for (size_t k = 0; low < high; ++k, low >>= kBits, high >>= kBits) {
+            if (k + 1 == tag_.size()) {
+                for (; low < high; ++low) {
+                    f(k, low);
+                }
+                break;
+            }
+            for (; low < high && low % kFan != 0; ++low) {
+                f(k, low);
+            }
+            for (; low < high && high % kFan != 0;) {
+                f(k, --high);
+            }
+        }
+    }
+
+    std::vector<std::vector<int32_t>> tag_;   // per level, per unit
+    std::vector<std::vector<int32_t>> best_;
+};
+
+// The last round that read and that wrote each block of the three buffers.
+class BlockHistory {
+public:
+    // blocks[buffer]: one past the last block any region of the schedule names.
+    explicit BlockHistory(const size_t (&blocks)[3])
+        : reader_{RangeLatest(blocks[0]), RangeLatest(blocks[1]), RangeLatest(blocks[2])},
+          writer_{RangeLatest(blocks[0]), RangeLatest(blocks[1]), RangeLatest(blocks[2])}
+    {
+    }
+    int32_t conflict_for_read(Region r) const { return writer_[r.buffer].latest(r); }
+    int32_t conflict_for_write(Region r) const
+    {
+        return std::max(writer_[r.buffer].latest(r), reader_[r.buffer].latest(r));
+    }
+    void read(Region r, int32_t round) { reader_[r.buffer].mark(r, round); }
+    void write(Region r, int32_t round) { writer_[r.buffer].mark(r, round); }
+
+private:
+    RangeLatest reader_[3];
+    RangeLatest writer_[3];
 };
 
 } // namespace
 
 void ScheduleBuilder::derive_dependencies(Schedule &schedule)
 {
-    BlockHistory history;
+    size_t blocks[3] = {0, 0, 0};
+    for (const Op &op : schedule.ops_) {
+        if (op.kind != OpKind::Recv) {
+            blocks[op.from.buffer] = std::max(blocks[op.from.buffer], size_t(op.from.first) + op.from.count);
+        }
+        if (op.kind != OpKind::Send) {
+            blocks[op.to.buffer] = std::max(blocks[op.to.buffer], size_t(op.to.first) + op.to.count);
+        }
+    }
+    BlockHistory history(blocks);
     for (size_t i = 0; i < schedule.rounds_.size(); ++i) {
         Round &round = schedule.rounds_[i];
         const auto index = static_cast<int32_t>(i);

@@ -5,8 +5,8 @@
 // (Open MPI's locality, or an imposed node map) and, optionally, the cluster
 // of each node and the torus's dimension sizes. Memory is O(p) (O(p D) with a
 // torus of D dimensions: its partition, see torus_partition.h), and the
-// costs between ranks (cost.h: O(N^2) for N nodes, or O(p^2) from a p x p
-// file).
+// costs between ranks (cost.h: locality's O(N) beyond 362 nodes, O(N^2) for
+// N nodes from the probe or an N x N file, or O(p^2) from a p x p file).
 #pragma once
 
 #include <memory>
