@@ -271,5 +271,24 @@ TEST(HypercubeCApi, TheVerboseDetailNamesTheEmbeddingAndItsCost)
     hier_comm_destroy(comm);
 }
 
+TEST(Hypercube, AutoTakesBlindBeyondItsSearchLimit)
+{
+    // Beyond kAutoEmbeddingMaxRanks auto does not search (refine takes
+    // seconds there): blind, whose gain is 0, so auto's rules decline.
+    std::vector<int> node_of_rank;
+    for (int rank = 0; rank < kAutoEmbeddingMaxRanks + 16; ++rank) {
+        node_of_rank.push_back(rank / 16);
+    }
+    Topology topology(node_of_rank);
+    topology.set_hypercube_embedding(kEmbeddingAuto);
+    EXPECT_STREQ(embedding_id_name(topology.hypercube().embedding), "blind");
+    EXPECT_FALSE(topology.hypercube().too_even.empty());
+    // Within it, auto searches: the placement of the test above, where it
+    // finds better than rank order.
+    Topology searched({0, 1, 1, 0, 2, 3, 3, 2});
+    searched.set_hypercube_embedding(kEmbeddingAuto);
+    EXPECT_STREQ(embedding_id_name(searched.hypercube().embedding), "refine");
+}
+
 } // namespace
 } // namespace hier

@@ -98,7 +98,7 @@ const char *embedding_id_name(int id)
 const char *embedding_id_description(int id)
 {
     if (id == kEmbeddingAuto) {
-        return "the embedding of least calc_cost";
+        return "the embedding of least calc_cost (blind beyond 1,024 ranks, where the search takes seconds)";
     }
     return id > 0 && id < embedding_id_count() ? embedding_methods()[size_t(id) - 1].description : nullptr;
 }

@@ -171,6 +171,9 @@ HypercubePlan plan_hypercube(const Costs &costs, int embedding)
     if (embedding == blind) {
         return plan_of(costs, rank_order, blind, rank_order.cost);
     }
+    if (embedding == kEmbeddingAuto && p > kAutoEmbeddingMaxRanks) {
+        return plan_of(costs, rank_order, blind, rank_order.cost);
+    }
     const Cube by_cost = folded(costs, fold_by_cost(costs, p - n));
     if (embedding != kEmbeddingAuto) {
         return plan_of(costs, embedded(costs, by_cost, embedding), embedding, rank_order.cost);

@@ -62,6 +62,12 @@ struct HypercubePlan {
 // smaller predicted gain is within its error, and blind recursive doubling
 // is roughly what Open MPI's own algorithms do.
 constexpr double kHypercubeMinGain = 0.15;
+// auto searches for an embedding (refine, O(n^2 log n)) up to this many
+// ranks: 0.1 to 0.3 s at 1,024, 3 to 4 s at 4,096 and 70 s at 16,384 on a
+// 2-core machine (docs/schedule-scale.md), paid at a communicator's first
+// hypercube call. Beyond, auto takes blind, whose gain is 0: auto's rules
+// then keep Open MPI's barrier, allreduce and allgather.
+constexpr int kAutoEmbeddingMaxRanks = 1024;
 
 // The hypercube for costs with the given embedding (embedding.h id; auto:
 // the one of least calc_cost, the blind one on a tie).

@@ -27,7 +27,7 @@
 // - rows whose schedule cannot be summed in closed form at scale are not
 //   offered (edgecolor: its König colouring is the schedule, and its table
 //   alone exceeds 2 N D at these sizes; hypercube: its cost-aware embedding
-//   is built from an N x N cost matrix and refined, O(p^2) or more).
+//   is a search of O(p^2 log p), and auto's is blind beyond 1,024 ranks).
 #pragma once
 
 #include <cstddef>
