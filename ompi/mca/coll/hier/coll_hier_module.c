@@ -522,8 +522,8 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         return OMPI_ERROR;
     }
     if (hier_probe_wanted(link_costs_probed)) {
-        const int rc = mca_coll_hier_probe_latency(module, comm, nodes, job_nodes, MCA_COLL_BASE_TAG_BARRIER, &latency,
-                                                   &node_count);
+        const int rc = mca_coll_hier_probe_latency(module, comm, nodes, job_nodes, MCA_COLL_BASE_TAG_BARRIER,
+                                                   &latency, &node_count);
         if (OMPI_SUCCESS != rc) {
             *why = "the latency probe failed";
             return rc;
