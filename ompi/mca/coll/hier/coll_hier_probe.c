@@ -98,7 +98,9 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
                                 int *node_count)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    int *leaders = malloc(size * sizeof(*leaders)), nodes = 0, me = -1, rc = OMPI_SUCCESS, unknown = 0;
+    /* leaders[n]: node n's lowest rank; job_nodes[n]: its job-wide name */
+    int *leaders = malloc(2 * size * sizeof(*leaders)), *job_nodes = leaders + size, nodes = 0, me = -1;
+    int rc = OMPI_SUCCESS, unknown = 0;
     const double start = mca_coll_hier_now();
     double *latency;
 
@@ -115,6 +117,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         }
         if (!seen) {
             me = r == rank ? nodes : me;
+            job_nodes[nodes] = job_node_of_rank[r];
             leaders[nodes++] = r;
         }
     }
@@ -129,28 +132,28 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
      * no rank knows are the ones to probe, the same on every rank. */
     for (int a = 0; a < nodes; ++a) {
         for (int b = 0; b < nodes; ++b) {
-            latency[a * nodes + b] =
-                a == b ? 0 : hier_job_latency(job_node_of_rank[leaders[a]], job_node_of_rank[leaders[b]]);
+            latency[a * nodes + b] = a == b ? 0 : hier_job_latency(job_nodes[a], job_nodes[b]);
         }
     }
     rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes, MPI_DOUBLE, MPI_MAX, comm,
                                     module->previous.allreduce_module);
-    for (int a = 0; a < nodes && OMPI_SUCCESS == rc; ++a) {
+    if (OMPI_SUCCESS != rc) {
+        free(leaders);
+        free(latency);
+        return rc;
+    }
+    for (int a = 0; a < nodes; ++a) {
         for (int b = a + 1; b < nodes; ++b) {
             unknown += latency[a * nodes + b] <= 0;
         }
     }
-    if (OMPI_SUCCESS != rc || 0 == unknown) {
-        if (OMPI_SUCCESS == rc && 0 == rank) {
+    if (0 == unknown) {
+        if (0 == rank) {
             opal_output_verbose(2, mca_coll_hier_component.output,
                                 "coll:hier: latency among %d nodes of %s known from earlier communicators: "
                                 "no probe", nodes, comm->c_name);
         }
         free(leaders);
-        if (OMPI_SUCCESS != rc) {
-            free(latency);
-            return rc;
-        }
         *matrix = latency;
         *node_count = nodes;
         return OMPI_SUCCESS;
@@ -179,12 +182,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         free(latency);
         return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
     }
-    for (int a = 0; a < nodes; ++a) {
-        for (int b = a + 1; b < nodes; ++b) {
-            hier_job_latency_store(job_node_of_rank[leaders[a]], job_node_of_rank[leaders[b]],
-                                   latency[a * nodes + b]);
-        }
-    }
+    hier_job_latencies_store(nodes, job_nodes, latency);
     free(leaders);
     if (0 == rank) {
         const int pairs = nodes * (nodes - 1) / 2;

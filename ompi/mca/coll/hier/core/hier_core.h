@@ -133,11 +133,13 @@ int hier_check_cluster_map(const char *text, char *err, size_t errlen);
  * communicator over nodes already probed probes nothing. Nodes are named by
  * job-wide ids (the same on every communicator). hier_job_latency: the
  * one-way latency in seconds between two nodes, 0 if not measured.
- * hier_job_message_cost: the cost per message within a node (link_class 0)
- * or between nodes (1), -1 if not measured. The stores ignore a latency
- * that is not positive and a cost that is negative. Thread-safe. */
+ * hier_job_latencies_store: keeps latency[a * n + b] for nodes[a] and
+ * nodes[b] (an n x n matrix, as the probe agreed it), ignoring entries that
+ * are not positive and the diagonal. hier_job_message_cost: the cost per
+ * message within a node (link_class 0) or between nodes (1), -1 if not
+ * measured; its store ignores a negative cost. Thread-safe. */
 double hier_job_latency(int node_a, int node_b);
-void hier_job_latency_store(int node_a, int node_b, double seconds);
+void hier_job_latencies_store(int n, const int *nodes, const double *latency);
 double hier_job_message_cost(int link_class);
 void hier_job_message_cost_store(int link_class, double seconds);
 

@@ -28,18 +28,27 @@ struct JobCosts {
         return it != nodes.end() && *it == node ? long(it - nodes.begin()) : -1;
     }
 
-    // Adds node, keeping the matrix's entries.
-    void add(int node)
+    // Adds the nodes not known yet, keeping the matrix's entries: one
+    // rebuild for all of them (a probe stores N nodes at once).
+    void add(const int *new_nodes, int n)
     {
-        const size_t old_n = nodes.size();
         std::vector<int> grown(nodes);
-        grown.insert(std::lower_bound(grown.begin(), grown.end(), node), node);
+        for (int i = 0; i < n; ++i) {
+            grown.push_back(new_nodes[i]);
+        }
+        std::sort(grown.begin(), grown.end());
+        grown.erase(std::unique(grown.begin(), grown.end()), grown.end());
+        if (grown.size() == nodes.size()) {
+            return;
+        }
+        std::vector<size_t> moved(nodes.size());  // old index -> new index
+        for (size_t a = 0; a < nodes.size(); ++a) {
+            moved[a] = size_t(std::lower_bound(grown.begin(), grown.end(), nodes[a]) - grown.begin());
+        }
         std::vector<double> matrix(grown.size() * grown.size(), 0.0);
-        for (size_t a = 0; a < old_n; ++a) {
-            const size_t ga = size_t(std::lower_bound(grown.begin(), grown.end(), nodes[a]) - grown.begin());
-            for (size_t b = 0; b < old_n; ++b) {
-                const size_t gb = size_t(std::lower_bound(grown.begin(), grown.end(), nodes[b]) - grown.begin());
-                matrix[ga * grown.size() + gb] = latency[a * old_n + b];
+        for (size_t a = 0; a < nodes.size(); ++a) {
+            for (size_t b = 0; b < nodes.size(); ++b) {
+                matrix[moved[a] * grown.size() + moved[b]] = latency[a * nodes.size() + b];
             }
         }
         nodes.swap(grown);
@@ -65,24 +74,28 @@ double hier_job_latency(int node_a, int node_b)
     return a < 0 || b < 0 ? 0 : costs.latency[size_t(a) * costs.nodes.size() + size_t(b)];
 }
 
-void hier_job_latency_store(int node_a, int node_b, double seconds)
+void hier_job_latencies_store(int n, const int *nodes, const double *latency)
 {
-    if (!(seconds > 0) || node_a == node_b) {
-        return;
-    }
     JobCosts &costs = job();
     std::lock_guard<std::mutex> lock(costs.mutex);
     try {
-        for (int node : {node_a, node_b}) {
-            if (costs.index_of(node) < 0) {
-                costs.add(node);
-            }
-        }
-    } catch (...) {  // out of memory: the pair stays unknown, and is probed again
+        costs.add(nodes, n);
+    } catch (...) {  // out of memory: the pairs stay unknown, and are probed again
         return;
     }
-    const size_t n = costs.nodes.size(), a = size_t(costs.index_of(node_a)), b = size_t(costs.index_of(node_b));
-    costs.latency[a * n + b] = costs.latency[b * n + a] = seconds;
+    const size_t known = costs.nodes.size();
+    std::vector<size_t> index(size_t(std::max(n, 0)));
+    for (int a = 0; a < n; ++a) {
+        index[size_t(a)] = size_t(costs.index_of(nodes[a]));
+    }
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            const double seconds = latency[size_t(a) * size_t(n) + size_t(b)];
+            if (seconds > 0 && nodes[a] != nodes[b]) {
+                costs.latency[index[size_t(a)] * known + index[size_t(b)]] = seconds;
+            }
+        }
+    }
 }
 
 double hier_job_message_cost(int link_class)
