@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 #include "scale_model.h"
@@ -208,6 +209,26 @@ void decide(Comparison &comparison)
     }
 }
 
+// Every alltoall row that applies, in table order, predicted on each
+// machine by predict (which may leave a row unpredicted: not modelled), then
+// the margin rule over them. Open MPI's predictions come first.
+void weigh_rows(Comparison &comparison, const Topology &topology,
+                const std::function<void(const Algorithm *, Contender &)> &predict)
+{
+    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
+        if (algorithm->unfit(topology)) {
+            continue;
+        }
+        Contender contender;
+        contender.algorithm = algorithm;
+        contender.name = algorithm->name;
+        predict(algorithm, contender);
+        set_worst_ratio(comparison, contender);
+        comparison.rows.push_back(std::move(contender));
+    }
+    decide(comparison);
+}
+
 } // namespace
 
 Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_bytes, int window,
@@ -227,24 +248,16 @@ Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_byte
         comparison.open_mpi.predictions.push_back(prediction);
     }
     comparison.open_mpi.worst_ratio = 1;
-    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
-        if (algorithm->unfit(topology)) {
-            continue;
+    weigh_rows(comparison, topology, [&](const Algorithm *algorithm, Contender &contender) {
+        if (!scale_models(algorithm)) {
+            return;  // left unpredicted: "not modelled"
         }
-        Contender contender;
-        contender.algorithm = algorithm;
-        contender.name = algorithm->name;
-        if (scale_models(algorithm)) {  // else left unpredicted: "not modelled"
-            for (const LinkCosts &machine : comparison.machines) {
-                Prediction prediction;
-                prediction.seconds = scale_predict_row(shape, algorithm, block_bytes, comparison.window, machine);
-                contender.predictions.push_back(prediction);
-            }
-            set_worst_ratio(comparison, contender);
+        for (const LinkCosts &machine : comparison.machines) {
+            Prediction prediction;
+            prediction.seconds = scale_predict_row(shape, algorithm, block_bytes, comparison.window, machine);
+            contender.predictions.push_back(prediction);
         }
-        comparison.rows.push_back(std::move(contender));
-    }
-    decide(comparison);
+    });
     return comparison;
 }
 
@@ -273,19 +286,9 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
         return comparison;
     }
     comparison.open_mpi.worst_ratio = 1;
-
-    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
-        if (algorithm->unfit(topology)) {
-            continue;
-        }
-        Contender contender;
-        contender.algorithm = algorithm;
-        contender.name = algorithm->name;
+    weigh_rows(comparison, topology, [&](const Algorithm *algorithm, Contender &contender) {
         predict_all(contender, every_rank(algorithm->build, topology), comparison.window);
-        set_worst_ratio(comparison, contender);
-        comparison.rows.push_back(std::move(contender));
-    }
-    decide(comparison);
+    });
     return comparison;
 }
 
