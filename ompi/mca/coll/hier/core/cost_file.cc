@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "shown_text.h"
+
 namespace hier {
 
 namespace {
@@ -23,17 +25,6 @@ bool is_blank(char c)
 bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-// A field as it may appear in a one-line message: at most 24 characters,
-// anything unprintable as '?'.
-std::string shown(std::string_view field)
-{
-    std::string out;
-    for (char c : field.substr(0, 24)) {
-        out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    }
-    return field.size() > 24 ? out + "..." : out;
 }
 
 // digits [. digits] [e [+-] digits], at least one digit before the exponent.
@@ -70,17 +61,17 @@ bool is_decimal(std::string_view field)
 bool parse_entry(std::string_view field, double *value, std::string *why)
 {
     if (field.size() > kMaxFieldChars) {
-        *why = "an entry of " + std::to_string(field.size()) + " characters (\"" + shown(field) + "\") is too long";
+        *why = "an entry of " + std::to_string(field.size()) + " characters (\"" + shown_text(field) + "\") is too long";
         return false;
     }
     if (!is_decimal(field)) {
         const bool negative = field[0] == '-' && is_decimal(field.substr(1));
-        *why = "\"" + shown(field) + (negative ? "\" is negative" : "\" is not a non-negative number");
+        *why = "\"" + shown_text(field) + (negative ? "\" is negative" : "\" is not a non-negative number");
         return false;
     }
     const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), *value);
     if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(*value)) {
-        *why = "\"" + shown(field) + "\" is out of range";
+        *why = "\"" + shown_text(field) + "\" is out of range";
         return false;
     }
     return true;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <iterator>
 
+#include "shown_text.h"
+
 namespace hier {
 
 namespace {
@@ -67,17 +69,6 @@ bool is_space(char c)
 bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-// A token as it may appear in a one-line message: at most 24 characters,
-// anything unprintable as '?'.
-std::string shown(std::string_view token)
-{
-    std::string out;
-    for (char c : token.substr(0, 24)) {
-        out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    }
-    return token.size() > 24 ? out + "..." : out;
 }
 
 std::string number_text(uint64_t value)
@@ -179,7 +170,7 @@ class Parser {
 
     bool fail_at(const Token &token, const std::string &expected, const std::string &note = "")
     {
-        return fail(token.line, expected, token.text.empty() ? "the end of the file" : "\"" + shown(token.text) + "\"",
+        return fail(token.line, expected, token.text.empty() ? "the end of the file" : "\"" + shown_text(token.text) + "\"",
                     note);
     }
 
