@@ -571,7 +571,8 @@ int hier_comm_fallback_settled(hier_comm_t *comm, hier_op_t op, int requested, s
     if (requested != HIER_ALG_AUTO) {
         return !hier::choose_requested(op, requested, comm->topology).algorithm;
     }
-    if (comm->rules) {  // a later call of the class may fall under another rule
+    // Where the rules cover op, a later call of the class may fall under another rule.
+    if (comm->rules && !comm->rules->set.ops[op].empty()) {
         return 0;
     }
     const hier_comm::Decision &decision = decision_for(comm, op, block_bytes);
