@@ -20,10 +20,6 @@ const char *const kUsage =
     "hier-inspect: rules takes NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] [--bytes B] "
     "[--window W], e.g. rules 4,3,2,1 --clusters 2,2 --costs backbone=5ms:100Mbit/s --bytes 65536";
 
-// The collectives a rules file covers, in Open MPI's order of their ids.
-const hier_op_t kOps[] = {HIER_OP_ALLGATHER, HIER_OP_ALLREDUCE, HIER_OP_ALLTOALL, HIER_OP_ALLTOALLV,
-                          HIER_OP_BARRIER,   HIER_OP_GATHER,    HIER_OP_SCATTER};
-
 // op's rules on topology: one per run of size classes with one choice.
 CommRules rules_for(hier_op_t op, const Topology &topology, const MachineOptions &o)
 {
@@ -58,8 +54,8 @@ int rules(const Arguments &args)
     const Topology topology = machine_topology(o);
     RuleSet set;
     set.version = 2;
-    for (hier_op_t op : kOps) {
-        set.ops[op].push_back(rules_for(op, topology, o));
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {  // format_rules writes them in Open MPI's order of ids
+        set.ops[op].push_back(rules_for(hier_op_t(op), topology, o));
     }
     const std::string torus = topology.torus() ? ", torus " + topology.torus()->describe() : "";
     std::printf("# hier-inspect rules %s: auto's choices on nodes %s (%d ranks, %d nodes, %d cluster%s%s), "
