@@ -69,15 +69,10 @@ struct Expectation {
 
 } // namespace
 
-std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root,
-                      size_t block_bytes, int window)
+void fill_bytes(MemoryWorld &world, hier_op_t op, int root, size_t block_bytes)
 {
-    const int p = topology.size();
+    const int p = world.size();
     const Expectation expect{op, p, root};
-    if (op == HIER_OP_BARRIER) {
-        block_bytes = 0;
-    }
-    MemoryWorld world(p, block_bytes);
     for (int rank = 0; rank < p; ++rank) {
         auto &send = world.buffer(rank, HIER_BUF_SEND);
         send.resize(expect.send_blocks(rank) * block_bytes);
@@ -88,9 +83,12 @@ std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<
         }
         world.buffer(rank, HIER_BUF_RECV).assign(expect.recv_blocks(rank) * block_bytes, 0xEE);
     }
-    if (std::string error = world.run(schedules, window); !error.empty()) {
-        return error;
-    }
+}
+
+std::string check_bytes(MemoryWorld &world, hier_op_t op, int root, size_t block_bytes)
+{
+    const int p = world.size();
+    const Expectation expect{op, p, root};
     for (int rank = 0; rank < p; ++rank) {
         const auto &recv = world.buffer(rank, HIER_BUF_RECV);
         for (size_t block = 0; block < expect.recv_blocks(rank); ++block) {
@@ -103,6 +101,20 @@ std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<
         }
     }
     return {};
+}
+
+std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules, int root,
+                      size_t block_bytes, int window)
+{
+    if (op == HIER_OP_BARRIER) {
+        block_bytes = 0;
+    }
+    MemoryWorld world(topology.size(), block_bytes);
+    fill_bytes(world, op, root, block_bytes);
+    if (std::string error = world.run(schedules, window); !error.empty()) {
+        return error;
+    }
+    return check_bytes(world, op, root, block_bytes);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms.h"
+#include "memory_transport.h"
 #include "simulate.h"
 #include "topology.h"
 
@@ -24,6 +25,12 @@ std::vector<Schedule> build_all(Builder builder, const Topology &topology, int r
 // vector, the in-memory reduction). Returns "" or the first error.
 std::string run_bytes(hier_op_t op, const Topology &topology, const std::vector<Schedule> &schedules,
                       int root = -1, size_t block_bytes = 3, int window = 1);
+
+// run_bytes in two halves, for collectives run together (run_together):
+// fills SEND with what each rank sends and RECV with a filler, then checks
+// RECV after the run (block_bytes 0 for a barrier).
+void fill_bytes(MemoryWorld &world, hier_op_t op, int root, size_t block_bytes);
+std::string check_bytes(MemoryWorld &world, hier_op_t op, int root, size_t block_bytes);
 
 inline std::string run_alltoall_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
                                       size_t block_bytes = 3, int window = 1)

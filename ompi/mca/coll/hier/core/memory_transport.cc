@@ -3,8 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
-
-#include "execute.h"
+#include <random>
 
 namespace hier {
 
@@ -24,9 +23,9 @@ constexpr int kFailed = 1;
 
 } // namespace
 
-MemoryWorld::MemoryWorld(int size, size_t block_bytes)
-    : size_(size), block_bytes_(block_bytes), buffers_(size_t(size) * 3), blocks_(size_t(size) * 3),
-      endpoints_(size)
+MemoryWorld::MemoryWorld(int size, size_t block_bytes, MemoryFabric *fabric, int tag)
+    : size_(size), block_bytes_(block_bytes), fabric_(fabric ? *fabric : own_fabric_), tag_(tag),
+      buffers_(size_t(size) * 3), blocks_(size_t(size) * 3), endpoints_(size)
 {
     for (int rank = 0; rank < size; ++rank) {
         Endpoint &endpoint = endpoints_[rank];
@@ -34,6 +33,11 @@ MemoryWorld::MemoryWorld(int size, size_t block_bytes)
         endpoint.rank = rank;
         endpoint.transport = hier_transport_t{&endpoint, post_send, post_recv, complete, copy, reduce};
     }
+}
+
+std::deque<std::vector<uint8_t>> &MemoryWorld::channel(int from, int to)
+{
+    return fabric_.channels_[{from, to, tag_}];
 }
 
 std::vector<uint8_t> &MemoryWorld::buffer(int rank, hier_buffer_t buf)
@@ -87,8 +91,8 @@ int MemoryWorld::post_send(void *ctx, int peer, hier_buffer_t buf, size_t first,
         endpoint.error = "rank " + std::to_string(endpoint.rank) + " sends to rank " + std::to_string(peer);
         return kFailed;
     }
-    world.channels_[{endpoint.rank, peer}].emplace_back(from.data, from.data + from.bytes);
-    ++world.messages_sent_;
+    world.channel(endpoint.rank, peer).emplace_back(from.data, from.data + from.bytes);
+    ++world.fabric_.messages_sent_;
     endpoint.pending.push_back(Pending{false, peer, nullptr, 0, true});
     return 0;
 }
@@ -119,12 +123,12 @@ int MemoryWorld::complete(void *ctx, size_t count, int blocking, int *done)
         if (op.matched) {
             continue;
         }
-        auto channel = world.channels_.find({op.peer, endpoint.rank});
-        if (channel == world.channels_.end() || channel->second.empty()) {
+        std::deque<std::vector<uint8_t>> &channel = world.channel(op.peer, endpoint.rank);
+        if (channel.empty()) {
             all_matched = false;
             continue;
         }
-        const std::vector<uint8_t> &message = channel->second.front();
+        const std::vector<uint8_t> &message = channel.front();
         if (message.size() != op.bytes) {
             endpoint.error = "rank " + std::to_string(endpoint.rank) + " expects " + std::to_string(op.bytes) +
                              " bytes from rank " + std::to_string(op.peer) + " and gets " +
@@ -134,7 +138,7 @@ int MemoryWorld::complete(void *ctx, size_t count, int blocking, int *done)
         if (!message.empty()) {
             std::memcpy(op.to, message.data(), message.size());
         }
-        channel->second.pop_front();
+        channel.pop_front();
         op.matched = true;
     }
     if (!all_matched && blocking) {
@@ -183,37 +187,74 @@ int MemoryWorld::reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buf
     return 0;
 }
 
-std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
+std::string MemoryWorld::start(const std::vector<Schedule> &schedules, int window)
 {
     if (static_cast<int>(schedules.size()) != size_) {
         return "expected " + std::to_string(size_) + " schedules, got " + std::to_string(schedules.size());
     }
-    std::vector<Execution> executions;
-    executions.reserve(size_);
+    executions_.clear();
+    executions_.reserve(size_);
     for (int rank = 0; rank < size_; ++rank) {
         if (blocks_[size_t(rank) * 3 + HIER_BUF_TMP].start.empty()) {
             buffer(rank, HIER_BUF_TMP).assign(schedules[rank].tmp_blocks() * block_bytes_, 0);
         }
-        executions.emplace_back(schedules[rank], endpoints_[rank].transport, window);
+        executions_.emplace_back(schedules[rank], endpoints_[rank].transport, window);
+    }
+    return {};
+}
+
+int MemoryWorld::advance(int rank)
+{
+    return executions_[rank].advance(false);
+}
+
+bool MemoryWorld::done(int rank) const
+{
+    return executions_[rank].done();
+}
+
+size_t MemoryWorld::rounds_finished() const
+{
+    size_t count = 0;
+    for (const Execution &execution : executions_) {
+        count += execution.round();
+    }
+    return count;
+}
+
+std::string MemoryWorld::error(int rank) const
+{
+    return endpoints_[rank].error.empty() ? "rank " + std::to_string(rank) + ": the transport failed"
+                                          : endpoints_[rank].error;
+}
+
+std::string MemoryWorld::undelivered() const
+{
+    for (const auto &[key, messages] : fabric_.channels_) {
+        if (std::get<2>(key) == tag_ && !messages.empty()) {
+            return std::to_string(messages.size()) + " message(s) from rank " + std::to_string(std::get<0>(key)) +
+                   " to rank " + std::to_string(std::get<1>(key)) + " never received";
+        }
+    }
+    return {};
+}
+
+std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
+{
+    if (std::string failed = start(schedules, window); !failed.empty()) {
+        return failed;
     }
     // Progress is a message sent or a round finished; a sweep over all ranks
     // without either means no rank can ever go on.
-    auto events = [&] {
-        size_t count = messages_sent_;
-        for (const Execution &execution : executions) {
-            count += execution.round();
-        }
-        return count;
-    };
+    auto events = [&] { return fabric_.messages_sent_ + rounds_finished(); };
     for (;;) {
         const size_t before = events();
         bool all_done = true;
         for (int rank = 0; rank < size_; ++rank) {
-            if (executions[rank].advance(false) != 0) {
-                return endpoints_[rank].error.empty() ? "rank " + std::to_string(rank) + ": the transport failed"
-                                                      : endpoints_[rank].error;
+            if (advance(rank) != 0) {
+                return error(rank);
             }
-            all_done = all_done && executions[rank].done();
+            all_done = all_done && done(rank);
         }
         if (all_done) {
             break;
@@ -221,17 +262,97 @@ std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
         if (events() == before) {
             std::string stuck = "deadlock: ranks";
             for (int rank = 0; rank < size_; ++rank) {
-                if (!executions[rank].done()) {
-                    stuck += " " + std::to_string(rank) + "@round" + std::to_string(executions[rank].round());
+                if (!done(rank)) {
+                    stuck += " " + std::to_string(rank) + "@round" + std::to_string(executions_[rank].round());
                 }
             }
             return stuck;
         }
     }
-    for (const auto &[pair, messages] : channels_) {
-        if (!messages.empty()) {
-            return std::to_string(messages.size()) + " message(s) from rank " + std::to_string(pair.first) +
-                   " to rank " + std::to_string(pair.second) + " never received";
+    return undelivered();
+}
+
+std::string run_together(const std::vector<MemoryWorld *> &worlds,
+                         const std::vector<const std::vector<Schedule> *> &schedules, int window, uint32_t seed)
+{
+    if (worlds.empty() || worlds.size() != schedules.size()) {
+        return "run_together: expected a schedule set per world";
+    }
+    const int size = worlds[0]->size();
+    for (size_t w = 0; w < worlds.size(); ++w) {
+        if (worlds[w]->size() != size || &worlds[w]->fabric() != &worlds[0]->fabric()) {
+            return "run_together: the worlds must be of one size on one fabric";
+        }
+        for (size_t v = 0; v < w; ++v) {
+            if (worlds[v]->tag() == worlds[w]->tag()) {
+                return "run_together: two worlds share tag " + std::to_string(worlds[w]->tag());
+            }
+        }
+        if (std::string failed = worlds[w]->start(*schedules[w], window); !failed.empty()) {
+            return failed;
+        }
+    }
+    std::mt19937 random(seed);
+    // order[r]: the worlds in the order rank r starts them; started[r]: how many it has.
+    std::vector<std::vector<size_t>> order(size_t(size), std::vector<size_t>(worlds.size()));
+    std::vector<size_t> started(size_t(size), 0);
+    for (auto &ranks_order : order) {
+        for (size_t w = 0; w < ranks_order.size(); ++w) {
+            ranks_order[w] = w;
+        }
+        std::shuffle(ranks_order.begin(), ranks_order.end(), random);
+    }
+    const MemoryFabric &fabric = worlds[0]->fabric();
+    auto events = [&] {
+        size_t count = fabric.messages_sent();
+        for (const MemoryWorld *world : worlds) {
+            count += world->rounds_finished();
+        }
+        for (size_t n : started) {
+            count += n;
+        }
+        return count;
+    };
+    // A sweep that moved nothing while some call was still to start: the
+    // next starts one on every rank that has one left, so a call never
+    // waits on a peer that merely has not started it yet.
+    bool start_all = false;
+    for (;;) {
+        const size_t before = events();
+        bool all_done = true, all_started = true;
+        for (int rank = 0; rank < size; ++rank) {
+            std::vector<size_t> &mine = order[size_t(rank)];
+            size_t &count = started[size_t(rank)];
+            // Start the next at random, and surely once the started ones are done.
+            bool idle = true;
+            for (size_t i = 0; i < count; ++i) {
+                idle = idle && worlds[mine[i]]->done(rank);
+            }
+            if (count < mine.size() && (start_all || idle || random() % 2 == 0)) {
+                ++count;
+            }
+            std::vector<size_t> now(mine.begin(), mine.begin() + long(count));
+            std::shuffle(now.begin(), now.end(), random);
+            for (size_t w : now) {
+                if (worlds[w]->advance(rank) != 0) {
+                    return worlds[w]->error(rank);
+                }
+                all_done = all_done && worlds[w]->done(rank);
+            }
+            all_done = all_done && count == mine.size();
+            all_started = all_started && count == mine.size();
+        }
+        if (all_done) {
+            break;
+        }
+        start_all = events() == before;
+        if (start_all && all_started) {
+            return "deadlock: no rank of " + std::to_string(worlds.size()) + " collectives in flight could go on";
+        }
+    }
+    for (const MemoryWorld *world : worlds) {
+        if (std::string lost = world->undelivered(); !lost.empty()) {
+            return "tag " + std::to_string(world->tag()) + ": " + lost;
         }
     }
     return {};

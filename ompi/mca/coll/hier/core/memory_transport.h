@@ -8,22 +8,44 @@
 // not hung. Unit tests use it to check every byte of every algorithm without
 // MPI. Blocks are of one size, or, buffer by buffer, of sizes of their own at
 // offsets of their own (alltoallv).
+//
+// Several collectives can be in flight at once, as nonblocking requests are:
+// worlds that share a MemoryFabric keep their messages apart by a tag each
+// (as the PML keeps requests apart), and run_together advances them
+// interleaved, each rank starting them in an order of its own.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "execute.h"
 #include "hier_core.h"
 #include "schedule.h"
 
 namespace hier {
 
+// The channels of one process space: FIFO per (sender, receiver, tag).
+class MemoryFabric {
+public:
+    size_t messages_sent() const { return messages_sent_; }
+
+private:
+    friend class MemoryWorld;
+    std::map<std::tuple<int, int, int>, std::deque<std::vector<uint8_t>>> channels_;
+    size_t messages_sent_ = 0;
+};
+
 class MemoryWorld {
 public:
-    MemoryWorld(int size, size_t block_bytes);
+    // Without a fabric the world has channels of its own; with one, its
+    // messages travel there on `tag`.
+    MemoryWorld(int size, size_t block_bytes, MemoryFabric *fabric = nullptr, int tag = 0);
+    MemoryWorld(const MemoryWorld &) = delete;
+    MemoryWorld &operator=(const MemoryWorld &) = delete;
 
     // The caller fills SEND and sizes RECV; run() sizes TMP from each
     // schedule, unless the caller gave TMP variable blocks.
@@ -39,6 +61,20 @@ public:
     // region outside its buffer, a message of the wrong size, a message
     // nobody received).
     std::string run(const std::vector<Schedule> &schedules, int window = 1);
+
+    // run() in steps, for run_together: start sizes TMP and sets up every
+    // rank's execution ("" or what is wrong); advance moves one rank on
+    // without blocking (0, or the transport's error, then error(rank));
+    // undelivered names a message of this world nobody received, or "".
+    std::string start(const std::vector<Schedule> &schedules, int window = 1);
+    int advance(int rank);
+    bool done(int rank) const;
+    size_t rounds_finished() const;
+    std::string error(int rank) const;
+    std::string undelivered() const;
+    int size() const { return size_; }
+    int tag() const { return tag_; }
+    const MemoryFabric &fabric() const { return fabric_; }
 
 private:
     // A posted operation not completed yet. Sends are eager (their bytes are
@@ -78,13 +114,26 @@ private:
     // outside its buffer or is not contiguous.
     Span resolve(Endpoint &endpoint, hier_buffer_t buf, size_t first, size_t count);
 
+    std::deque<std::vector<uint8_t>> &channel(int from, int to);
+
     int size_;
     size_t block_bytes_;
+    MemoryFabric own_fabric_;
+    MemoryFabric &fabric_;
+    int tag_;
     std::vector<std::vector<uint8_t>> buffers_;  // rank * 3 + buffer
     std::vector<Blocks> blocks_;                 // rank * 3 + buffer
     std::vector<Endpoint> endpoints_;
-    std::map<std::pair<int, int>, std::deque<std::vector<uint8_t>>> channels_;
-    size_t messages_sent_ = 0;
+    std::vector<Execution> executions_;
 };
+
+// Runs the worlds' schedules (worlds[i] runs schedules[i]) at once: worlds
+// of one size on one fabric, with tags of their own. Rank r starts them in a
+// random order of its own and, at each sweep, advances those it has started
+// in a random order, starting the next one at random: requests started and
+// completed in any order, as several communicators' may be. Returns "" or
+// the first error (a deadlock: no rank could go on).
+std::string run_together(const std::vector<MemoryWorld *> &worlds,
+                         const std::vector<const std::vector<Schedule> *> &schedules, int window, uint32_t seed);
 
 } // namespace hier
