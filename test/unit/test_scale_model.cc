@@ -69,7 +69,9 @@ const char *picked(const Comparison &comparison)
 bool is_lg(const char *name)
 {
     const std::string n = name;
-    return n == "lg" || n == "lg_at_once" || n == "lg_overlap";
+    // node_lg too: LG over the nodes, it also aggregates what crosses and
+    // pays the backbone's latency once.
+    return n == "lg" || n == "lg_at_once" || n == "lg_overlap" || n == "node_lg";
 }
 
 struct Case {
