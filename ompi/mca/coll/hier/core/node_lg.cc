@@ -14,11 +14,16 @@
 // - The backbone phase is lg_at_once's: every inter-node exchange posted in
 //   one step, as the literature's locality-aware alltoall posts them, and
 //   because lg's step colouring of the exchanges is O(p N^2) for N nodes
-//   where the whole plan here is O(p) (coll_hier_window keeps it from
-//   flooding the network as it does every schedule).
+//   where the whole plan here is O(p). A rank of a node of n posts about
+//   max(n, nd) / n exchanges per other node of nd at once: N - 1 on equal
+//   nodes, p - 1 (a flat linear alltoall's) for a rank alone on its node.
 // - The local phase is an alltoall within the node through shared memory,
 //   posted at once; clusters the user gave are ignored (a message between
 //   nodes of two clusters crosses the backbone like any other of theirs).
+//
+// Memory per rank: lg_at_once's (an O(p) plan, TMP of about two copies of
+// the rank's blocks) and an O(p) copy of the topology with the nodes as
+// clusters, for the duration of the build.
 #include "algorithms.h"
 
 #include <numeric>
