@@ -17,10 +17,10 @@ TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
 {
     const std::vector<const char *> alltoall = {"auto",  "fallback", "lg",  "lg_at_once", "factor",
                                                 "edgecolor", "pairwise", "ring", "ring2", "mesh",
-                                                "xor",       "hypercube", "lg_overlap"};
+                                                "xor",       "hypercube", "lg_overlap", "node_lg"};
     // Alltoallv runs the alltoall rows whose regions it can map (runs_alltoallv).
     const std::vector<const char *> alltoallv = {"auto",      "fallback",  "lg",  "lg_at_once", "factor",
-                                                 "edgecolor", "pairwise", "xor", "lg_overlap"};
+                                                 "edgecolor", "pairwise", "xor", "lg_overlap", "node_lg"};
     for (const auto &[op, names] : {std::pair{HIER_OP_ALLTOALL, alltoall}, std::pair{HIER_OP_ALLTOALLV, alltoallv}}) {
         const int count = int(names.size());
         ASSERT_EQ(hier_algorithm_count(op), count);

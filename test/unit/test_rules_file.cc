@@ -184,13 +184,13 @@ TEST(RulesFile, MessageBytesAreTunedsFromHiersBlock)
 TEST(RulesFile, EveryMalformedFileGetsOneLineSayingWhereAndWhatWasExpected)
 {
     const std::string alltoall_algorithms =
-        "an algorithm of alltoall (0-12 or a name: auto, fallback, lg, lg_at_once, factor, edgecolor, pairwise, "
-        "ring, ring2, mesh, xor, hypercube, lg_overlap)";
-    ASSERT_EQ(algorithm_id_count(HIER_OP_ALLTOALL), 13) << "a row was added: update the expected names";
+        "an algorithm of alltoall (0-13 or a name: auto, fallback, lg, lg_at_once, factor, edgecolor, pairwise, "
+        "ring, ring2, mesh, xor, hypercube, lg_overlap, node_lg)";
+    ASSERT_EQ(algorithm_id_count(HIER_OP_ALLTOALL), 14) << "a row was added: update the expected names";
     const std::string head = "1\n3\n1\n16\n1\n";  // alltoall, 16+ ranks, one rule on line 6
     // An algorithm that is not one of the collective's: a name, an id, a number.
     EXPECT_EQ(parse_error(head + "0 foo 0 0\n"), "line 6: expected " + alltoall_algorithms + ", got \"foo\"");
-    EXPECT_EQ(parse_error(head + "0 13 0 0\n"), "line 6: expected " + alltoall_algorithms + ", got \"13\"");
+    EXPECT_EQ(parse_error(head + "0 14 0 0\n"), "line 6: expected " + alltoall_algorithms + ", got \"14\"");
     EXPECT_EQ(parse_error(head + "0 -1 0 0\n"), "line 6: expected " + alltoall_algorithms + ", got \"-1\"");
     EXPECT_EQ(parse_error(head + "0 LG 0 0\n"), "line 6: expected " + alltoall_algorithms + ", got \"LG\"");
     EXPECT_EQ(parse_error("1\n6\n1\n2\n1\n0 lg 0 0\n"),
@@ -419,7 +419,7 @@ TEST(RulesFile, LoadNamesTheParameterAndTheFile)
     std::string error;
     EXPECT_FALSE(load_rules_file(path, &rules, &error));
     EXPECT_EQ(error.rfind(std::string("coll_hier_dynamic_rules ") + path + ": line 7: expected an algorithm of "
-                                                                           "alltoall (0-12 or a name: auto, fallback, lg, ",
+                                                                           "alltoall (0-13 or a name: auto, fallback, lg, ",
                           0),
               0u)
         << error;

@@ -61,6 +61,12 @@ Schedule build_lg_alltoall(const Topology &topology, int rank, int root);
 Schedule build_lg_at_once_alltoall(const Topology &topology, int rank, int root);
 Schedule build_lg_overlap_alltoall(const Topology &topology, int rank, int root);
 
+// node_lg.cc: lg_at_once's schedule with every SMP node as its own cluster
+// (node-level aggregation); applies from two nodes, one of them with two
+// ranks or more.
+const char *node_lg_unfit(const Topology &topology);
+Schedule build_node_lg_alltoall(const Topology &topology, int rank, int root);
+
 // pairwise.cc: the flat 1-factor alltoall (encyclopedia text), and its
 // pairing: in round r of one_factor_rounds(size), rank meets
 // one_factor_partner(rank, r, size) (itself: idle).

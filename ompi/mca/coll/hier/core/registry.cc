@@ -109,12 +109,18 @@ const Algorithm kAlgorithms[] = {
      "hypercube alltoall on the cost-aware embedding (coll_hier_hypercube_embedding): log p steps, each "
      "sending half the data",
      build_hypercube_alltoall, fits_any, nullptr, false, hypercube_detail},
-    // Last of the alltoall rows, so the ids of the rows before it did not change.
+    // After the rows before it, so their ids did not change.
     {HIER_OP_ALLTOALL, "lg_overlap",
      "lg_at_once whose backbone exchanges begin at once with each process's own blocks, beside "
      "the local aggregation, and the blocks it carries follow: the backbone busy from the start, "
      "up to 4 max(n1, n2) messages per pair of clusters",
      build_lg_overlap_alltoall, lg_unfit, nullptr, true},
+    // After lg_overlap, so the ids of the rows before it did not change.
+    {HIER_OP_ALLTOALL, "node_lg",
+     "LG with each SMP node as its own group (node-level aggregation, the locality-aware alltoall): "
+     "the node's ranks hand each other what they carry, then every pair of nodes of n1 <= n2 ranks "
+     "exchanges 2 max(n1, n2) aggregated messages, all posted at once",
+     build_node_lg_alltoall, node_lg_unfit, nullptr, true},
     {HIER_OP_SCATTER, "opt",
      "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
      "first; ceil((p - 1) / links) all-port steps",

@@ -436,6 +436,51 @@ double lg(const Machine &m, size_t block, double window, int variant)
     return worst;
 }
 
+// node_lg (node_lg.cc): lg_at_once with every node its own cluster. Per
+// kind of rank, the other nodes by kind (O(K) each, O(K^2) in all for K
+// kinds): the local phase is an alltoall within the node through shared
+// memory, each message the direct block plus what the mate carries; then
+// max(n, nd) / n exchanges per other node of nd ranks, posted at once, of
+// min(n, nd) blocks or more; the node's NIC carries its n (p - n) blocks,
+// the cluster's uplink its r_c (p - r_c).
+double node_lg(const Machine &m, size_t block)
+{
+    const ScaleShape &s = m.shape;
+    const double p = s.ranks, b = double(block);
+    const bool clusters = s.cluster_ranks.size() > 1;
+    double worst = 0;
+    for (const ScaleShape::Kind &k : s.kinds) {
+        const double n = k.node_size, rc = s.cluster_ranks[size_t(k.cluster)];
+        double carried = 0, messages_cpu = 0, smallest_pair = n;
+        for (const ScaleShape::Kind &j : s.kinds) {
+            const double nodes = j.nodes - (&j == &k ? 1 : 0), nd = j.node_size;
+            if (nodes <= 0) {
+                continue;
+            }
+            carried += nodes * nd * (1 - 1 / std::min(n, nd));
+            messages_cpu += nodes * std::max(n, nd) / n * m.overhead(j.cluster == k.cluster ? kInCluster : kAcross);
+            smallest_pair = std::min(smallest_pair, std::min(n, nd));
+        }
+        double local = 0;
+        if (n > 1) {
+            const double local_bytes = (n - 1 + carried) * b;  // per rank
+            const double cpu = 2 * (n - 1) * m.overhead(kOnNode);
+            const double bw = m.through(kNodeLink, n * local_bytes);
+            local = m.latency(kOnNode, local_bytes / (n - 1)) + std::max(cpu, bw + 2 * m.overhead(kOnNode)) +
+                    m.through(kNodeLink, local_bytes);
+        }
+        const Path far = clusters && rc < p ? kAcross : kInCluster;
+        double bb_bw = m.nic(n * (p - n) * b);
+        if (clusters) {
+            bb_bw = std::max(bb_bw, m.through(kBackboneLink, rc * (p - rc) * b));
+        }
+        const double backbone =
+            m.latency(far, smallest_pair * b) + std::max(2 * messages_cpu, bb_bw + 2 * m.overhead(far));
+        worst = std::max(worst, local + backbone + m.through(kNodeLink, p * b));
+    }
+    return worst;
+}
+
 double mesh(const Machine &m, size_t block)
 {
     const std::vector<int> &dims = m.shape.mesh_dims;
@@ -521,6 +566,9 @@ double scale_predict_row(const ScaleShape &shape, const Algorithm *algorithm, si
     }
     if (build == build_lg_overlap_alltoall) {
         return lg(m, block_bytes, std::max(2.0, w), 2);
+    }
+    if (build == build_node_lg_alltoall) {
+        return node_lg(m, block_bytes);
     }
     return std::numeric_limits<double>::quiet_NaN();
 }

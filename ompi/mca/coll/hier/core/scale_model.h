@@ -10,7 +10,8 @@
 // and its cluster's uplink per round (bandwidth terms, shared max-min as
 // the simulator shares them, by counting the flows that meet there). Work
 // O(N log N) for N nodes to build the shape, then O(K) per row and machine
-// for K kinds of rank (K <= N; tuned's Bruck O(K log p)); memory O(N).
+// for K kinds of rank (K <= N; tuned's Bruck O(K log p), node_lg O(K^2):
+// its groups are the nodes, met kind by kind); memory O(N).
 //
 // Where it departs from the simulator (docs/scale-model.md has the measured
 // agreement):
