@@ -53,7 +53,7 @@ static char *hier_algorithm_help(hier_op_t op)
 {
     const int count = hier_algorithm_count(op);
     const char *settable = ". Settable through MPI_T: a communicator keeps the algorithm in force "
-                           "when it was created; fallback for every collective keeps hier out of it";
+                           "when it was created";
     size_t len = 128 + strlen(settable);
     char *help;
 
@@ -79,8 +79,8 @@ static char *hier_algorithm_help(hier_op_t op)
 static char *hier_embedding_help(void)
 {
     static const char intro[] =
-        "Where processes sit on the hypercube of the hypercube collectives "
-        "(coll_hier_<op>_algorithm=hypercube), by the costs of coll_hier_cost:";
+        "Where processes sit on the hypercube of the hypercube collectives, by the costs of "
+        "coll_hier_cost:";
     size_t len = sizeof(intro) + 8;
     char *help;
 
@@ -212,118 +212,76 @@ static int hier_register(void)
     }
     c->priority = HIER_DEFAULT_PRIORITY;
     c->priority_var = mca_base_component_var_register(v, "priority",
-        "Priority of coll/hier (0-100). hier is used only when asked for: named in the coll "
-        "list (--mca coll hier,tuned,libnbc,basic,inter,self), where it takes this priority, "
-        "or when this parameter is set explicitly (above tuned's to take effect). Otherwise "
-        "it declines every communicator and changes nothing.",
+        "Priority of coll/hier when selected (0-100). hier runs only when named in the coll list "
+        "(--mca coll hier,tuned,libnbc,basic,inter,self) or when this is set explicitly.",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
         MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
 
     c->verbose = 0;
     (void) mca_base_component_var_register(v, "verbose",
-        "Verbosity of coll/hier on stderr: 1 = rank 0 of each communicator prints one line "
-        "the first time each collective runs on it, naming the algorithm chosen or why it "
-        "fell back; 2 = also whenever that decision changes, one line of the times auto's "
-        "model predicted each time it decides for a new size class of blocks, and one of the "
-        "times it measured where the model could not tell (coll_hier_auto_trial_calls)",
+        "Verbosity on stderr, from rank 0 of each communicator: 1 names what each collective "
+        "runs (or why it falls back), 2 adds auto's predictions and measurements.",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
     c->window = 1;
     (void) mca_base_component_var_register(v, "window",
-        "Rounds of a schedule a process may have in flight at once. 1: each round completes "
-        "before the next is posted, the strict step order of the papers' single-port model; "
-        "larger: later independent rounds are posted while earlier ones finish, so a link "
-        "does not idle while a process waits for one partner (values below 1 count as 1). "
-        "Settable through MPI_T: a communicator keeps the value in force when it was created",
+        "Rounds of a schedule a process may have in flight: 1 keeps the papers' strict step "
+        "order, more lets later independent rounds start while earlier ones finish. Settable "
+        "through MPI_T: a communicator keeps the value in force when it was created.",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->window);
 
     c->auto_trial_calls = 0;
     (void) mca_base_component_var_register(v, "auto_trial_calls",
-        "0 (the default): auto decides from its time model alone, the same way on every run. "
-        "N > 0: where the model cannot tell its best alltoalls from Open MPI's own, the first "
-        "calls of that size class time them against each other, N calls each per round "
-        "(up to 5 rounds), and keep the fastest: the job measures itself, at a cost in its "
-        "first calls and with a pick that may differ between runs (docs/tuning.md)",
+        "0: auto decides from its time model alone, alike on every run. N > 0: where the model "
+        "cannot tell, the first calls of a size class time its best alltoalls against Open "
+        "MPI's own, N calls each per round, and keep the fastest (docs/tuning.md).",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->auto_trial_calls);
 
     c->backbone_piece = 0;
     (void) mca_base_component_var_register(v, "backbone_piece",
-        "Messages between clusters (coll_hier_cluster_map) longer than this travel in pieces of "
-        "at most this many bytes, in collectives of equal blocks: each goes eagerly, where a "
-        "whole message would wait for a rendezvous answer that crosses the backbone behind the "
-        "other direction's data. 0: a little under btl_tcp_eager_limit (1 KiB less); -1: whole "
-        "messages. Fixed per communicator when it is created",
+        "Messages between clusters longer than this many bytes travel in pieces, each sent "
+        "eagerly instead of waiting on a rendezvous across the backbone. 0: 1 KiB under "
+        "btl_tcp_eager_limit; -1: whole messages.",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->backbone_piece);
 
     hier_register_string("node_map",
-        "Node structure to impose instead of Open MPI's locality (for testing on one host): "
-        "node sizes for consecutive ranks of MPI_COMM_WORLD, e.g. \"4,3,2,1\" for 10 "
-        "processes; communicators derived from it inherit it. Empty: use Open MPI's "
-        "locality. A map that does not parse or fit is reported once and hier falls back",
+        "Node sizes for consecutive ranks of MPI_COMM_WORLD, e.g. \"4,3,2,1\", imposed instead "
+        "of Open MPI's locality (for testing on one host). Empty: Open MPI's locality.",
         NULL, &c->node_map);
 
     hier_register_string("cluster_map",
-        "Clusters of nodes, for communicators that span clusters joined by a slower "
-        "backbone. Host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\": clusters separated "
-        "by ';', each a name, ':' and comma-separated host names with bracket ranges, matched "
-        "against every rank's host name (every communicator gets its clusters). Counts: "
-        "cluster sizes in nodes, for the nodes of each communicator in the order of their "
-        "lowest rank, e.g. \"3,6\" (the first 3 nodes, then the next 6). \"probe\": measured "
-        "by ping-pongs among node leaders. Empty: one cluster. A map that does not parse or "
-        "fit is reported once and the communicators it does not fit fall back",
+        "Clusters of nodes joined by a slower backbone: host patterns "
+        "(\"nancy:cvn[1-3];rennes:cvn[4-9]\"), cluster sizes in nodes (\"3,6\"), or \"probe\" "
+        "to measure them. Empty: one cluster.",
         NULL, &c->cluster_map);
 
     hier_register_string("link_costs",
         "What a message costs on each class of link, for auto's time model: comma-separated "
-        "CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS node (shared memory), network (between nodes "
-        "of a cluster, per NIC) or backbone (between clusters), times in ns, us, ms or s, "
-        "bandwidths in bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s or GB/s, e.g. "
-        "\"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\". On a torus of "
-        "nodes (coll_hier_torus_dims, one rank per node), hop=LATENCY adds what each node a "
-        "message passes through costs (the network's latency is a neighbour's). A class not given "
-        "is unknown: auto then picks a hier algorithm only if it wins on every machine the "
-        "unknown classes could be (see docs/tuning.md). The entry probe (the default) measures, "
-        "for the classes not given, the network's and backbone's latencies (ping-pongs among "
-        "node leaders; on a torus of nodes also the latency per hop, their slope over the hops) "
-        "and the cost per message within a node and between nodes (every rank "
-        "exchanging small messages at once); bandwidths stay unknown. It runs once per job, at "
-        "the first collective of the first communicator whose alltoall auto's time model "
-        "decides (more than one node, at most 128 ranks), and is reported at verbose 1; later "
-        "communicators over nodes already probed reuse what it measured. "
-        "Empty: every class unknown, nothing measured. A value that does not parse is "
-        "reported once and taken as empty",
+        "CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for node, network or backbone, e.g. "
+        "\"network=30us:200Mbit/s\", and probe, which measures the latencies not given. "
+        "Empty: every class unknown (docs/parameters.md).",
         "probe", &c->link_costs);
 
     hier_register_string("dynamic_rules",
-        "A file of rules that override auto: per collective, communicator size and message "
-        "size, an algorithm (number or name) and a window, in Open MPI tuned's dynamic rules "
-        "syntax (docs/rules-file.md). Empty: auto decides everywhere. A file that cannot be "
-        "read or parsed is reported in one line, and auto decides",
+        "A file of rules in Open MPI tuned's dynamic rules syntax that override auto per "
+        "collective, communicator size and message size (docs/rules-file.md). Empty: auto "
+        "decides everywhere.",
         NULL, &c->dynamic_rules);
 
     hier_register_string("torus_dims",
-        "The ranks form a torus of these dimension sizes, joined by x, e.g. \"8x8\" or "
-        "\"4x8x8\": ranks in row-major order (the last dimension varying fastest, as "
-        "MPI_Cart_coords numbers them). Its product must be the size of MPI_COMM_WORLD; it "
-        "applies to every communicator of that size. A Cartesian communicator periodic in "
-        "every dimension is a torus of its own dimensions, whatever this says. Empty: no "
-        "torus. A value that does not parse or fit is reported once and scatter and gather "
-        "fall back",
+        "The ranks of MPI_COMM_WORLD form a torus of these sizes in row-major order, e.g. "
+        "\"8x8\" or \"4x8x8\"; a periodic Cartesian communicator is a torus of its own. "
+        "Empty: no torus but those.",
         NULL, &c->torus_dims);
 
     hier_register_string("cost",
-        "Costs between processes, which the hypercube collectives' embedding "
-        "(coll_hier_hypercube_embedding) minimises: \"locality\" (levels from the topology: "
-        "two processes of one node cost 1, of one cluster 10, of two clusters 100), "
-        "\"probe\" (one-way latency among node leaders, measured once per job, "
-        "with a tenth of the lowest for two processes of one node), or \"file:PATH\" (a "
-        "square, symmetric matrix of non-negative numbers, one row per line, over "
-        "MPI_COMM_WORLD's ranks (p x p) or over nodes (N x N); see docs/hypercube.md). A value "
-        "that does not parse or fit is reported once and hier falls back",
+        "Costs between processes that the hypercube collectives' embedding minimises: "
+        "\"locality\" (levels from the topology), \"probe\" (measured latencies) or "
+        "\"file:PATH\" (a p x p or nodes x nodes matrix; docs/hypercube.md).",
         "locality", &c->cost);
 
     help = hier_embedding_help();
