@@ -38,6 +38,10 @@ std::string per_class(const Prediction &p, bool bytes)
 
 void print_row(const Contender &contender, const std::string &label)
 {
+    if (contender.predictions.empty()) {  // a row the scale model does not predict
+        std::printf("  %-22s not modelled\n", label.c_str());
+        return;
+    }
     const Prediction &first = contender.predictions[0];
     std::printf("  %-22s %6zu  %-18s %-26s", label.c_str(), first.rounds, per_class(first, false).c_str(),
                 per_class(first, true).c_str());
