@@ -307,6 +307,29 @@ TEST(SharedModel, AFailedAgreeFallsBackOnEveryRank)
     }
 }
 
+TEST(SharedModel, AUnitNoRankComputedFallsBackOnEveryRank)
+{
+    // Two ranks that both say they are rank 0 of 2: rank 1's units stay
+    // -inf after the MAX, and both fall back rather than decide on them.
+    const Topology topology = Topology::from_node_sizes({4, 3, 2, 1});
+    std::vector<double> first;
+    const ModelShare keep{0, 2, [&](double *values, size_t length) {
+                              first.assign(values, values + length);
+                              return true;
+                          }};
+    compare_alltoall(topology, 1536, 1, LinkCostSpec(), keep);
+    ASSERT_FALSE(first.empty());
+    const ModelShare combine{0, 2, [&](double *values, size_t length) {
+                                 for (size_t i = 0; i < length; ++i) {
+                                     values[i] = std::max(values[i], first[i]);
+                                 }
+                                 return true;
+                             }};
+    const Comparison comparison = compare_alltoall(topology, 1536, 1, LinkCostSpec(), combine);
+    EXPECT_EQ(comparison.choice.algorithm, nullptr);
+    EXPECT_NE(describe(comparison).find("could not combine"), std::string::npos) << describe(comparison);
+}
+
 TEST(SharedModel, UnitsGoToRanksInConsecutiveRunsOfEqualCount)
 {
     for (size_t units : {size_t(1), size_t(9), size_t(44), size_t(48)}) {

@@ -6,7 +6,8 @@
 // nodes;
 // nothing of it is kept (the decision is an id). It runs at the first call
 // of each size class, on every rank alike (the model is deterministic and
-// its inputs, the topology and the MCA values, are the same everywhere).
+// its inputs, the topology and the MCA values, are the same everywhere), or
+// shared out over the ranks (ModelShare), each predicting its units.
 #include "autoselect.h"
 
 #include <algorithm>

@@ -150,8 +150,10 @@ struct Comparison {
 // ranks in consecutive runs of equal count (share_units), so that a rank
 // given several machines of one contender builds that contender's schedules
 // (every rank's, shared by its machines) once; a rank beyond the units gets
-// none. The simulations cost more than the builds but for edgecolor's and
-// hypercube's at 128 ranks (docs/tuning.md, "The model's work per rank").
+// none. One simulation cannot be split: at 128 ranks there are fewer units
+// than ranks and the largest share is one unit (docs/tuning.md, "The
+// model's work per rank, shared"). A rank whose index is out of range
+// computes nothing: its units stay -inf and every rank falls back.
 //
 // Each rank encodes its predictions into kShareSlots doubles per unit (the
 // slots below); a unit it did not compute holds -inf in every slot, so that
