@@ -24,7 +24,8 @@ namespace {
 
 const char *const kUsage =
     "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] "
-    "[--bytes B [--exact]] [--window W] [--share K], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s "
+    "[--bytes B [--exact]] [--window W] [--share K], e.g. alltoall 4,3,2,1 "
+    "--costs node=1us:40Gbit/s,network=50us:200Mbit/s "
     "--bytes 65536";
 
 std::string per_class(const Prediction &p, bool bytes)
@@ -216,7 +217,8 @@ int alltoall(const Arguments &all_args)
                     names(algorithms_of(comparison.measure)).c_str(), kTrialUpTo, comparison.measure.size() == 1 ? "it" : "them",
                     100 * kTrialGain);
     }
-    if (share_ranks > 0 && !model_shared(HIER_OP_ALLTOALL, topology, ModelShare{0, 2, [](double *, size_t) { return true; }})) {
+    const ModelShare any_share{0, 2, [](double *, size_t) { return true; }};
+    if (share_ranks > 0 && !model_shared(HIER_OP_ALLTOALL, topology, any_share)) {
         std::printf("not shared: the scale model decides above %d ranks\n", kMaxModelledRanks);
     } else if (share_ranks > 0) {
         print_shares(topology, modelled, o, share_ranks);
