@@ -48,12 +48,12 @@ const Command kCommands[] = {
      "messages per link class, port and NIC load",
      schedule},
     {"alltoall", "alltoall NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] [--bytes B [--exact]] "
-     "[--window W]",
+     "[--window W] [--share K]",
      "every alltoall schedule that applies and Open MPI's own: rounds, messages and bytes per link class "
      "(node/network/backbone), the time the model predicts on each machine the link costs allow "
      "(coll_hier_link_costs syntax; default: unknown), and what auto picks; --torus DIMS (one rank per node): "
      "messages between nodes take the torus's links, dimension by dimension; --exact models B itself, not its "
-     "size class's middle",
+     "size class's middle; --share K: the CPU time of the model's work on the largest share when K ranks share it",
      alltoall},
     {"rules", "rules NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] [--bytes B] [--window W]",
      "the rules auto would apply on those nodes, per collective and size class of blocks up to B (1 MiB), "

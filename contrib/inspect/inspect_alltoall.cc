@@ -2,8 +2,14 @@
 // nodes, and Open MPI's own, side by side as auto weighs them: rounds,
 // messages and bytes per link class, the time the model predicts on each
 // machine the link costs allow, and what auto picks (core/autoselect.h).
+// With --share K, also the model's work per rank when K ranks share it
+// (autoselect.h: ModelShare), as a sequential rehearsal of the K ranks.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -18,7 +24,8 @@ namespace {
 
 const char *const kUsage =
     "hier-inspect: alltoall takes NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] "
-    "[--bytes B [--exact]] [--window W], e.g. alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s "
+    "[--bytes B [--exact]] [--window W] [--share K], e.g. alltoall 4,3,2,1 "
+    "--costs node=1us:40Gbit/s,network=50us:200Mbit/s "
     "--bytes 65536";
 
 std::string per_class(const Prediction &p, bool bytes)
@@ -66,10 +73,92 @@ void print_machines(const Comparison &comparison, const Topology &topology)
     }
 }
 
+// Seconds of this thread's CPU time of the fastest of three runs of f: the
+// work itself, not the other processes of a shared host (wall time is that
+// where a rank has a core of its own).
+template <typename F> double fastest_of_three(F f)
+{
+    auto cpu = [] {
+        timespec now{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+        return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+    };
+    double best = std::numeric_limits<double>::infinity();
+    for (int run = 0; run < 3; ++run) {
+        const double start = cpu();
+        f();
+        best = std::min(best, cpu() - start);
+    }
+    return best;
+}
+
+// The comparison unshared, then as each of `ranks` ranks computes its share
+// (one after the other here; agree keeps each share's vector), then once
+// more as rank 0 with the shares combined by MAX, which must give the
+// unshared comparison's line.
+void print_shares(const Topology &topology, size_t block_bytes, const MachineOptions &o, int ranks)
+{
+    std::string unshared_line;
+    const double unshared = fastest_of_three(
+        [&] { unshared_line = describe(compare_alltoall(topology, block_bytes, o.window, o.costs)); });
+    std::vector<std::vector<double>> shares(static_cast<size_t>(ranks));
+    double largest = 0, sum = 0;
+    int largest_rank = 0;
+    for (int rank = 0; rank < ranks; ++rank) {
+        ModelShare share;
+        share.index = rank;
+        share.count = ranks;
+        share.agree = [&](double *values, size_t length) {
+            shares[size_t(rank)].assign(values, values + length);
+            return true;
+        };
+        const double seconds =
+            fastest_of_three([&] { compare_alltoall(topology, block_bytes, o.window, o.costs, share); });
+        sum += seconds;
+        if (seconds > largest) {
+            largest = seconds;
+            largest_rank = rank;
+        }
+    }
+    ModelShare combined;
+    combined.count = ranks;
+    combined.agree = [&](double *values, size_t length) {
+        for (size_t i = 0; i < length; ++i) {
+            for (const std::vector<double> &share : shares) {
+                values[i] = std::max(values[i], share.size() == length ? share[i] : -HUGE_VAL);
+            }
+        }
+        return true;
+    };
+    const bool same = describe(compare_alltoall(topology, block_bytes, o.window, o.costs, combined)) == unshared_line;
+    std::printf("shared over %d ranks: unshared %s, largest share %s (rank %d), all shares %s; combined %s the "
+                "unshared comparison (CPU time, fastest of 3 runs each)\n",
+                ranks, format_seconds(unshared, " ").c_str(), format_seconds(largest, " ").c_str(), largest_rank,
+                format_seconds(sum, " ").c_str(), same ? "gives" : "DIFFERS FROM");
+}
+
 } // namespace
 
-int alltoall(const Arguments &args)
+int alltoall(const Arguments &all_args)
 {
+    // --share K is this command's own: the other options are every command's.
+    Arguments args;
+    int share_ranks = 0;
+    for (size_t i = 0; i < all_args.size(); ++i) {
+        if (all_args[i] == "--share" && i + 1 < all_args.size()) {
+            char *end = nullptr;
+            const long k = std::strtol(all_args[i + 1].c_str(), &end, 10);
+            if (all_args[i + 1].empty() || *end || k < 1 || k > 1 << 20) {
+                std::fprintf(stderr, "hier-inspect: --share \"%s\": expected a positive integer\n",
+                             all_args[i + 1].c_str());
+                return 2;
+            }
+            share_ranks = int(k);
+            ++i;
+        } else {
+            args.push_back(all_args[i]);
+        }
+    }
     MachineOptions o;
     if (int rc = parse_machine_options(args, kUsage, &o)) {
         return rc;
@@ -127,6 +216,12 @@ int alltoall(const Arguments &args)
                     "Open MPI's\n",
                     names(algorithms_of(comparison.measure)).c_str(), kTrialUpTo, comparison.measure.size() == 1 ? "it" : "them",
                     100 * kTrialGain);
+    }
+    const ModelShare any_share{0, 2, [](double *, size_t) { return true; }};
+    if (share_ranks > 0 && !model_shared(HIER_OP_ALLTOALL, topology, any_share)) {
+        std::printf("not shared: the scale model decides above %d ranks\n", kMaxModelledRanks);
+    } else if (share_ranks > 0) {
+        print_shares(topology, modelled, o, share_ranks);
     }
     return 0;
 }

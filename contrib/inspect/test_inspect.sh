@@ -69,5 +69,10 @@ expect_line "auto picks lg" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 
 expect_line "open-mpi(bruck)" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --clusters 8,8 --bytes 4
 # a torus of nodes: messages take its links
 expect_line "(16 ranks, 16 nodes, 1 cluster, torus 4x4)" alltoall 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --torus 4x4 --bytes 65536
+# --share K: K ranks' shares of the model's work, combined, give the unshared comparison
+expect_line "combined gives the unshared comparison" alltoall 2,2,2,2,2,2,2,2,2 --clusters 3,6 --share 5
+expect_line "not shared: the scale model decides" alltoall 16,16,16,16,16,16,16,16,16 --share 4
+expect 2 alltoall 4,3 --share 0
+expect 2 alltoall 4,3 --share
 rm -f /tmp/hier-inspect.$$
 exit $failed

@@ -6,7 +6,8 @@
 // nodes;
 // nothing of it is kept (the decision is an id). It runs at the first call
 // of each size class, on every rank alike (the model is deterministic and
-// its inputs, the topology and the MCA values, are the same everywhere).
+// its inputs, the topology and the MCA values, are the same everywhere), or
+// shared out over the ranks (ModelShare), each predicting its units.
 #include "autoselect.h"
 
 #include <algorithm>
@@ -261,7 +262,64 @@ Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_byte
     return comparison;
 }
 
-Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs)
+bool model_shared(hier_op_t op, const Topology &topology, const ModelShare &share)
+{
+    return op == HIER_OP_ALLTOALL && share.shared() && !alltoall_unmodelled(topology.size(), topology.node_count());
+}
+
+std::vector<int> share_units(size_t units, int count)
+{
+    const size_t ranks = size_t(std::max(count, 1));
+    std::vector<int> owner(units, 0);
+    for (size_t rank = 0; rank < ranks; ++rank) {
+        for (size_t unit = rank * units / ranks; unit < (rank + 1) * units / ranks; ++unit) {
+            owner[unit] = int(rank);
+        }
+    }
+    return owner;
+}
+
+namespace {
+
+// One prediction as kShareSlots doubles (ShareSlot), and back. A size_t
+// goes as two 32-bit halves, each exact in a double.
+void encode(const Prediction &prediction, double *slots)
+{
+    auto halves = [](size_t value, double *at) {
+        at[0] = double(uint64_t(value) >> 32);
+        at[1] = double(uint64_t(value) & 0xffffffffu);
+    };
+    slots[kShareError] = error_code(prediction.error);
+    slots[kShareSeconds] = prediction.seconds;
+    slots[kShareRounds] = double(prediction.rounds);  // a schedule's rounds: far under 2^53
+    for (int c = 0; c < kLinkClasses; ++c) {
+        halves(prediction.traffic[c].messages, &slots[kShareTraffic + 4 * c]);
+        halves(prediction.traffic[c].bytes, &slots[kShareTraffic + 4 * c + 2]);
+    }
+}
+
+bool decode(const double *slots, Prediction *prediction)
+{
+    auto whole = [](const double *at) { return size_t((uint64_t(at[0]) << 32) | uint64_t(at[1])); };
+    for (int s = 0; s < kShareSlots; ++s) {
+        if (std::isinf(slots[s]) && slots[s] < 0) {
+            return false;  // no rank computed it
+        }
+    }
+    prediction->error = error_text(slots[kShareError]);
+    prediction->seconds = slots[kShareSeconds];
+    prediction->rounds = size_t(slots[kShareRounds]);
+    for (int c = 0; c < kLinkClasses; ++c) {
+        prediction->traffic[c].messages = whole(&slots[kShareTraffic + 4 * c]);
+        prediction->traffic[c].bytes = whole(&slots[kShareTraffic + 4 * c + 2]);
+    }
+    return true;
+}
+
+} // namespace
+
+Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs,
+                            const ModelShare &share)
 {
     if (topology.size() > kMaxModelledRanks) {
         return compare_alltoall_at_scale(topology, block_bytes, window, costs);
@@ -270,24 +328,70 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
     if (!prepare(comparison, topology, block_bytes, window, costs)) {
         return comparison;
     }
+    const bool shared = model_shared(HIER_OP_ALLTOALL, topology, share);
 
+    // The contenders: Open MPI's (its algorithms keep their own order: window
+    // 1), then the rows that apply, in table order (as weigh_rows takes them).
     const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
     comparison.open_mpi.name = tuned_alltoall_name(tuned);
-    auto predict_all = [&](Contender &contender, const std::vector<Schedule> &schedules, int at_window) {
-        for (const LinkCosts &machine : comparison.machines) {
-            contender.predictions.push_back(predict_time(topology, schedules, block_bytes, at_window, machine));
+    std::vector<Schedule (*)(const Topology &, int, int)> builders{tuned_alltoall_builder(tuned)};
+    for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
+        if (!algorithm->unfit(topology)) {
+            builders.push_back(algorithm->build);
         }
-    };
-    // Open MPI's algorithms keep their own order: window 1.
-    predict_all(comparison.open_mpi, every_rank(tuned_alltoall_builder(tuned), topology), 1);
+    }
+    const size_t machines = comparison.machines.size();
+    const std::vector<int> owner =
+        shared ? share_units(builders.size() * machines, share.count)
+               : std::vector<int>(builders.size() * machines, 0);
+    const int me = shared ? share.index : 0;
+    std::vector<Prediction> predictions(owner.size());
+    for (size_t c = 0; c < builders.size(); ++c) {
+        const auto first = owner.begin() + std::ptrdiff_t(c * machines);
+        if (std::find(first, first + std::ptrdiff_t(machines), me) == first + std::ptrdiff_t(machines)) {
+            continue;
+        }
+        const std::vector<Schedule> schedules = every_rank(builders[c], topology);
+        for (size_t m = 0; m < machines; ++m) {
+            if (owner[c * machines + m] == me) {
+                predictions[c * machines + m] = predict_time(topology, schedules, block_bytes,
+                                                             c == 0 ? 1 : comparison.window, comparison.machines[m]);
+            }
+        }
+        if (!shared && c == 0 && !std::all_of(predictions.begin(), predictions.begin() + std::ptrdiff_t(machines),
+                                              [](const Prediction &p) { return p.error.empty(); })) {
+            break;  // the rows are not weighed (below): no need to predict them
+        }
+    }
+    if (shared) {
+        std::vector<double> values(owner.size() * kShareSlots, -kInfinity);
+        for (size_t unit = 0; unit < owner.size(); ++unit) {
+            if (owner[unit] == me) {
+                encode(predictions[unit], &values[unit * kShareSlots]);
+            }
+        }
+        bool agreed = share.agree(values.data(), values.size());
+        for (size_t unit = 0; agreed && unit < owner.size(); ++unit) {
+            agreed = decode(&values[unit * kShareSlots], &predictions[unit]);
+        }
+        if (!agreed) {
+            comparison.why_not = "the ranks could not combine their shares of the model's work";
+            comparison.choice = fallback(comparison.why_not);
+            return comparison;
+        }
+    }
+
+    comparison.open_mpi.predictions.assign(predictions.begin(), predictions.begin() + std::ptrdiff_t(machines));
     if (!comparison.open_mpi.modelled()) {
         comparison.why_not = "Open MPI's own algorithm is too large to model";
         comparison.choice = fallback(comparison.why_not);
         return comparison;
     }
     comparison.open_mpi.worst_ratio = 1;
-    weigh_rows(comparison, topology, [&](const Algorithm *algorithm, Contender &contender) {
-        predict_all(contender, every_rank(algorithm->build, topology), comparison.window);
+    size_t next = 1;
+    weigh_rows(comparison, topology, [&](const Algorithm *, Contender &contender) {
+        const auto first = predictions.begin() + std::ptrdiff_t(next++ * machines);
+        contender.predictions.assign(first, first + std::ptrdiff_t(machines));
     });
     return comparison;
 }
@@ -508,7 +612,8 @@ Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes
 } // namespace
 
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
-                   const LinkCostSpec &costs, std::string *predictions, std::vector<TrialRow> *measure)
+                   const LinkCostSpec &costs, std::string *predictions, std::vector<TrialRow> *measure,
+                   const ModelShare &share)
 {
     if (measure) {
         measure->clear();
@@ -521,7 +626,7 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
         }
         return choice;
     }
-    const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs);
+    const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs, share);
     if (predictions) {
         *predictions = describe(comparison);
     }

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -139,7 +140,63 @@ struct Comparison {
     Choice choice;
     std::vector<TrialRow> measure;  // rows to measure against Open MPI's, if the model cannot tell
 };
-Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs);
+
+// The simulator's comparison shared out over a communicator's ranks: each
+// rank predicts only its units of work, then the ranks combine them.
+//
+// A unit is one contender on one machine (Open MPI's is contender 0, then
+// the rows that apply in table order; unit u = contender * machines +
+// machine): the finest the model allows, one simulation. Units go to the
+// ranks in consecutive runs of equal count (share_units), so that a rank
+// given several machines of one contender builds that contender's schedules
+// (every rank's, shared by its machines) once; a rank beyond the units gets
+// none. One simulation cannot be split: at 128 ranks there are fewer units
+// than ranks and the largest share is one unit (docs/tuning.md, "The
+// model's work per rank, shared"). A rank whose index is out of range
+// computes nothing: its units stay -inf and every rank falls back.
+//
+// Each rank encodes its predictions into kShareSlots doubles per unit (the
+// slots below); a unit it did not compute holds -inf in every slot, so that
+// agree's element-wise MAX over the ranks yields, in every slot, the one
+// rank's value that computed it. The combined vector decodes to the
+// predictions the unshared comparison makes, bit for bit (the model is
+// deterministic; no rank's index enters a prediction), and the unchanged
+// margin rule then gives the same choice, rows to measure and describe().
+enum ShareSlot {
+    kShareError = 0,           // error_code (model.h): 0 modelled, 1 too large, 2 + r rank r never finishes
+    kShareSeconds = 1,
+    kShareRounds = 2,
+    kShareTraffic = 3,         // per link class: messages high, low, bytes high, low (32 bits each: exact)
+    kShareSlots = kShareTraffic + 4 * kLinkClasses,
+};
+struct ModelShare {
+    int index = 0;  // this rank's, 0 .. count - 1
+    int count = 1;  // the ranks sharing; 1: not shared
+    // Replaces values[0 .. length) on every rank by their element-wise
+    // maximum over the `count` ranks (the glue: one MPI_Allreduce of length
+    // MPI_DOUBLEs, MPI_MAX, in place, on the communicator; length is the same
+    // on every rank); false if that failed, which must then be so on every
+    // rank.
+    std::function<bool(double *values, size_t length)> agree;
+    bool shared() const { return count > 1 && agree != nullptr; }
+};
+// Whether choose_auto / compare_alltoall call share.agree for this decision:
+// exactly once when this is true, never when it is false. It depends only on
+// op, the topology (its ranks and nodes) and the share, which every rank of
+// a communicator has alike, so EVERY rank calls agree exactly once for a
+// decision or none does (the glue's collective relies on it not to hang):
+// an alltoall, shared (count > 1 and agree set), on more than one node, and
+// at most kMaxModelledRanks ranks (the scale model's cheap closed forms
+// above are not shared).
+bool model_shared(hier_op_t op, const Topology &topology, const ModelShare &share);
+// Which rank (0 .. count - 1) computes each of `units` units: rank r the
+// units [r units / count, (r + 1) units / count).
+std::vector<int> share_units(size_t units, int count);
+
+// The comparison, shared as `share` says (model_shared). If agree fails, the
+// choice is the fallback, with why_not saying so.
+Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs,
+                            const ModelShare &share = ModelShare());
 // The same comparison by the scale model at any size (compare_alltoall uses
 // it above kMaxModelledRanks; the tests compare the two below).
 Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_bytes, int window,
@@ -152,9 +209,11 @@ std::string describe(const Comparison &comparison);
 // its reason, when it falls back, is a constant string. Sets *measure, when
 // it is not null, to the rows the model could not tell from Open MPI's
 // (none, mostly): the caller may measure them (Trial).
+// `share` shares an alltoall's comparison out over the ranks (ModelShare;
+// model_shared says when its agree is called); other ops ignore it.
 Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
                    const LinkCostSpec &costs, std::string *predictions,
-                   std::vector<TrialRow> *measure = nullptr);
+                   std::vector<TrialRow> *measure = nullptr, const ModelShare &share = ModelShare());
 
 // auto's measurement of rows against Open MPI's own, for a size class the
 // model left open: Open MPI's and the n rows take turns, one call each per

@@ -517,7 +517,7 @@ Prediction Model::run()
     }
     while (!events_.empty() || !active_.empty()) {
         if (work_ > kModelWorkLimit) {
-            prediction_.error = "too large to model";
+            prediction_.error = error_text(1);
             return prediction_;
         }
         double next_finish = kInfinity;
@@ -544,7 +544,7 @@ Prediction Model::run()
     }
     for (size_t rank = 0; rank < ranks_.size(); ++rank) {
         if (ranks_[rank].finished != schedules_[rank].rounds().size()) {
-            prediction_.error = "rank " + std::to_string(rank) + " never finishes (a receive nobody sends)";
+            prediction_.error = error_text(2 + double(rank));
             return prediction_;
         }
         prediction_.seconds = std::max(prediction_.seconds, ranks_[rank].done);
@@ -558,6 +558,32 @@ Prediction predict_time(const Topology &topology, const std::vector<Schedule> &s
                         int window, const LinkCosts &costs)
 {
     return Model(topology, schedules, block_bytes, window, costs).run();
+}
+
+double error_code(const std::string &error)
+{
+    if (error.empty()) {
+        return 0;
+    }
+    if (error == error_text(1)) {
+        return 1;
+    }
+    int rank = -1;
+    if (std::sscanf(error.c_str(), "rank %d ", &rank) == 1 && rank >= 0 && error == error_text(2 + double(rank))) {
+        return 2 + double(rank);
+    }
+    return -1;
+}
+
+std::string error_text(double code)
+{
+    if (code == 1) {
+        return "too large to model";
+    }
+    if (code >= 2) {
+        return "rank " + std::to_string(int(code - 2)) + " never finishes (a receive nobody sends)";
+    }
+    return code < 0 ? "an error without a code (model.h: error_code)" : "";
 }
 
 std::string format_seconds(double seconds, const char *separator)

@@ -59,6 +59,13 @@ struct Prediction {
 // error): the model runs at the first call of a size class, on every rank.
 constexpr size_t kModelWorkLimit = size_t(1) << 27;
 
+// A prediction's error as a number and back, so that ranks can send it
+// (autoselect.h: ModelShare): 0 none, 1 over kModelWorkLimit, 2 + r rank r
+// never finishes; -1 for any other text, which error_text gives back as a
+// text of its own (still an error).
+double error_code(const std::string &error);
+std::string error_text(double code);
+
 // "1.5ms", or "1.5 ms" with separator " ": three significant digits, in s,
 // ms or us.
 std::string format_seconds(double seconds, const char *separator = "");
