@@ -3,7 +3,7 @@
  * each call, and the recording of its time, which after the trial's last
  * call the ranks agree on and the core concludes from.
  *
- * A trial (hier_comm_select) times its contenders on the application's own
+ * A trial (hier_comm_decide) times its contenders on the application's own
  * calls. Timed from each rank's own entry, a call's time depends on how far
  * apart the ranks arrived, and by how much depends on the algorithm: on the
  * emulated torus at 4 KiB that timing had hypercube at 1.05 times Open
