@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "capi_helpers.h"
 #include "hier_core.h"
 #include "hostmap.h"
 
@@ -135,23 +136,31 @@ hier_comm_t *create_with_hosts(const std::vector<std::string> &hosts, const int 
                     std::min<size_t>(hosts[rank].size(), HIER_HOST_NAME_WIDTH));
     }
     hier_comm_input_t input{};
+    input.settings = hier_test::settings([&](hier_settings_input_t &in) { in.cluster_map = map; });
     input.size = int(hosts.size());
     input.rank = 0;
     input.node_of_rank = node_of_rank;
-    input.cluster_map = map;
     input.host_names = names.data();
     input.job_wide = job_wide;
-    return hier_comm_create(&input, error, errlen);
+    return hier_comm_create(&input, error, errlen, nullptr);
 }
 
 TEST(CApi, ClusterMapKinds)
 {
-    EXPECT_EQ(hier_cluster_map_kind(nullptr), HIER_CLUSTER_MAP_NONE);
-    EXPECT_EQ(hier_cluster_map_kind(""), HIER_CLUSTER_MAP_NONE);
-    EXPECT_EQ(hier_cluster_map_kind("3,6"), HIER_CLUSTER_MAP_COUNTS);
-    EXPECT_EQ(hier_cluster_map_kind("bogus"), HIER_CLUSTER_MAP_COUNTS);  // reported by the counts parser
-    EXPECT_EQ(hier_cluster_map_kind("a:h[1-3]"), HIER_CLUSTER_MAP_HOSTS);
-    EXPECT_EQ(hier_cluster_map_kind("probe"), HIER_CLUSTER_MAP_PROBE);
+    const auto wants_host_names = [](const char *map) {
+        return hier_settings_wants_host_names(
+            hier_test::settings([&](hier_settings_input_t &in) { in.cluster_map = map; }));
+    };
+    EXPECT_EQ(wants_host_names(nullptr), 0);
+    EXPECT_EQ(wants_host_names(""), 0);
+    EXPECT_EQ(wants_host_names("3,6"), 0);
+    EXPECT_EQ(wants_host_names("bogus"), 0);  // counts: reported by the counts parser
+    EXPECT_EQ(wants_host_names("a:h[1-3]"), 1);
+    EXPECT_EQ(wants_host_names("probe"), 0);
+    // Host patterns that do not parse: every communicator falls back.
+    const hier_settings_t *bad = hier_test::settings([](hier_settings_input_t &in) { in.cluster_map = "a:h[3-1]"; });
+    EXPECT_STREQ(hier_settings_unusable(bad), "invalid coll_hier_cluster_map");
+    EXPECT_EQ(hier_test::problems(bad).find("coll_hier_cluster_map \"a:h[3-1]\""), 0u) << hier_test::problems(bad);
 }
 
 TEST(CApi, HostMapAppliesToEveryCommunicator)

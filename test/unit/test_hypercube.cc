@@ -8,6 +8,7 @@
 #include <random>
 
 #include "harness.h"
+#include "capi_helpers.h"
 #include "hier_core.h"
 #include "hypercube.h"
 #include "autoselect.h"
@@ -222,12 +223,14 @@ hier_comm_t *create(int size, int rank, const int *node_of_rank, const char *cos
                     char *error, size_t errlen)
 {
     hier_comm_input_t input{};
+    input.settings = hier_test::settings([&](hier_settings_input_t &in) {
+        in.cost = cost;
+        in.hypercube_embedding = embedding;
+    });
     input.size = size;
     input.rank = rank;
     input.node_of_rank = node_of_rank;
-    input.cost = cost;
-    input.hypercube_embedding = embedding;
-    return hier_comm_create(&input, error, errlen);
+    return hier_comm_create(&input, error, errlen, nullptr);
 }
 
 TEST(HypercubeCApi, SettingsThatDoNotParseGiveOneLine)
@@ -239,15 +242,30 @@ TEST(HypercubeCApi, SettingsThatDoNotParseGiveOneLine)
     EXPECT_EQ(create(4, 0, nodes, nullptr, "bogus", error, sizeof error), nullptr);
     EXPECT_STREQ(error,
                  "coll_hier_hypercube_embedding \"bogus\" is not one of auto, blind, dim2, tsts, eff, refine");
-    // Mistakes of the job, not of a communicator: hier_check_settings says so.
-    EXPECT_EQ(hier_check_settings("bogus", "auto", error, sizeof error), -1);
-    EXPECT_STREQ(error, "coll_hier_cost \"bogus\" is not a cost source; expected locality, probe or file:PATH");
-    EXPECT_EQ(hier_check_settings("file:/nonexistent", nullptr, error, sizeof error), -1);
-    EXPECT_STREQ(error, "coll_hier_cost \"file:/nonexistent\" cannot be read: No such file or directory");
-    EXPECT_EQ(hier_check_settings("locality", "tsts", error, sizeof error), 0);
-    EXPECT_STREQ(error, "");
-    EXPECT_EQ(hier_check_settings(nullptr, "x", error, sizeof error), -1);
-    EXPECT_STREQ(error, "coll_hier_hypercube_embedding \"x\" is not one of auto, blind, dim2, tsts, eff, refine");
+    // Mistakes of the job, not of a communicator: the settings say so once,
+    // when they are parsed, and a communicator's failure is marked reported.
+    const auto problems = [](const char *cost, const char *embedding) {
+        return hier_test::problems(hier_test::settings([&](hier_settings_input_t &in) {
+            in.cost = cost;
+            in.hypercube_embedding = embedding;
+        }));
+    };
+    const std::string falling_back = "; falling back to Open MPI's own collectives\n";
+    EXPECT_EQ(problems("bogus", "auto"),
+              "coll_hier_cost \"bogus\" is not a cost source; expected locality, probe or file:PATH" + falling_back);
+    EXPECT_EQ(problems("file:/nonexistent", nullptr),
+              "coll_hier_cost \"file:/nonexistent\" cannot be read: No such file or directory" + falling_back);
+    EXPECT_EQ(problems("locality", "tsts"), "");
+    EXPECT_EQ(problems(nullptr, "x"),
+              "coll_hier_hypercube_embedding \"x\" is not one of auto, blind, dim2, tsts, eff, refine" + falling_back);
+    hier_comm_input_t input{};
+    input.settings = hier_test::settings([](hier_settings_input_t &in) { in.cost = "bogus"; });
+    input.size = 4;
+    input.node_of_rank = nodes;
+    hier_comm_failure_t failure{};
+    EXPECT_EQ(hier_comm_create(&input, error, sizeof error, &failure), nullptr);
+    EXPECT_STREQ(failure.reason, "invalid coll_hier_cost");
+    EXPECT_EQ(failure.reported, 1);
     EXPECT_EQ(hier_embedding_count(), 6);
     EXPECT_STREQ(hier_embedding_name(5), "refine");
     EXPECT_EQ(hier_embedding_name(6), nullptr);
@@ -259,15 +277,14 @@ TEST(HypercubeCApi, TheVerboseDetailNamesTheEmbeddingAndItsCost)
     char error[512], reason[256];
     hier_comm_t *comm = create(4, 2, nodes, "locality", "eff", error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
-    int chosen = -1, trial_call, window;
-    const hier_schedule_t *schedule = hier_comm_select(comm, HIER_OP_BARRIER, HIER_ALG_AUTO, -1, 0, &chosen,
-                                                       &window, &trial_call, reason, sizeof reason, nullptr, 0);
-    ASSERT_NE(schedule, nullptr) << reason;
-    EXPECT_STREQ(hier_algorithm_name(HIER_OP_BARRIER, chosen), "hypercube");
-    EXPECT_STREQ(reason, "eff embedding, calc_cost 11, blind 20");
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_BARRIER, chosen, -1, 0, &chosen, &window, &trial_call, reason,
-                               sizeof reason, nullptr, 0),
-              schedule);
+    (void) reason;
+    const hier_test::Decided decided = hier_test::decide(comm, HIER_OP_BARRIER, HIER_ALG_AUTO, -1, 0, 1);
+    ASSERT_NE(decided.schedule, nullptr) << decided.reason;
+    EXPECT_STREQ(hier_algorithm_name(HIER_OP_BARRIER, decided.chosen), "hypercube");
+    EXPECT_EQ(decided.reason, "eff embedding, calc_cost 11, blind 20");
+    EXPECT_EQ(decided.where, "size 4, 2 nodes");
+    EXPECT_EQ(decided.predictions, "");  // verbose 1
+    EXPECT_EQ(hier_test::decide(comm, HIER_OP_BARRIER, decided.chosen, -1, 0, 0).schedule, decided.schedule);
     hier_comm_destroy(comm);
 }
 

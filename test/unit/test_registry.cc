@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autoselect.h"
+#include "capi_helpers.h"
 #include "hier_core.h"
 #include "registry.h"
 
@@ -69,23 +70,31 @@ hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *clus
                     const char *cluster_map, char *error, size_t errlen, const char *link_costs = nullptr)
 {
     hier_comm_input_t input{};
+    input.settings = hier_test::settings([&](hier_settings_input_t &in) {
+        in.cluster_map = cluster_map;
+        in.link_costs = link_costs;
+    });
     input.size = size;
     input.rank = rank;
     input.node_of_rank = node_of_rank;
     input.cluster_of_rank = cluster_of_rank;
-    input.cluster_map = cluster_map;
     input.window = 1;
-    input.link_costs = link_costs;
-    return hier_comm_create(&input, error, errlen);
+    return hier_comm_create(&input, error, errlen, nullptr);
 }
 
-// An alltoall selection with 128-character reason and 1024-character line buffers.
+// An alltoall selection at verbose 2 with 128-character reason and
+// 1024-character line buffers; *settled: whether its fallback is settled.
 const hier_schedule_t *select(hier_comm_t *comm, int requested, size_t block_bytes, int *chosen, char *reason,
-                              char *line)
+                              char *line, int *settled = nullptr)
 {
-    int trial_call, window;
-    return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, chosen, &window, &trial_call,
-                            reason, 128, line, 1024);
+    const hier_test::Decided decided = hier_test::decide(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes);
+    *chosen = decided.chosen;
+    std::snprintf(reason, 128, "%s", decided.reason.c_str());
+    std::snprintf(line, 1024, "%s", decided.predictions.c_str());
+    if (settled) {
+        *settled = decided.settled;
+    }
+    return decided.schedule;
 }
 
 TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
@@ -108,12 +117,14 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
     EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
     EXPECT_STREQ(reason, "requested");
     EXPECT_STREQ(line, "");
-    EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line), nullptr);
+    int settled = -1;
+    EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line, &settled), nullptr);
     EXPECT_STREQ(reason, "lg does not apply: needs two clusters or more (coll_hier_cluster_map)");
     // A requested algorithm that does not apply falls back for good; one
     // that applies does not.
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, 2, 8), 1);
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, 4, 8), 0);
+    EXPECT_EQ(settled, 1);
+    select(comm, 4, 8, &chosen, reason, line, &settled);
+    EXPECT_EQ(settled, 0);
     hier_comm_destroy(comm);
 }
 
@@ -138,16 +149,11 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
 
     // Clusters given per rank (a node map's, inherited) win over the map.
     const int cluster_of_rank[] = {4, 4, 8, 8, 8, 8};
-    comm = create(6, 0, node_of_rank, cluster_of_rank, "a", error, sizeof error);
+    comm = create(6, 0, node_of_rank, cluster_of_rank, "9", error, sizeof error);
     ASSERT_NE(comm, nullptr) << error;
     EXPECT_EQ(hier_comm_cluster_count(comm), 2);
     hier_comm_destroy(comm);
 
-    int clusters[4];
-    EXPECT_EQ(hier_parse_cluster_map("3,1", 4, clusters, error, sizeof error), 0);
-    EXPECT_EQ(clusters[2], 0);
-    EXPECT_EQ(clusters[3], 1);
-    EXPECT_EQ(hier_parse_cluster_map("3,2", 4, clusters, error, sizeof error), -1);
 }
 
 TEST(CApi, TheMessageProbesResultReachesTheModelWhereTheCostsAskForIt)
@@ -222,22 +228,30 @@ TEST(CApi, RulesDecideAutoPerMessageSizeWithTheirWindow)
         std::fputs("rule-file-version-2\n1\n3\n1\n1\n3\n0 factor 0 0\n1000 edgecolor 0 0 4\n100000 auto 0 0\n", file);
         std::fclose(file);
     }
-    char error[512], reason[128], line[1024];
-    hier_rules_t *rules = hier_rules_load(path.c_str(), error, sizeof error);
-    ASSERT_NE(rules, nullptr) << error;
+    char error[512], reason[128];
+    const hier_settings_t *settings =
+        hier_test::settings([&](hier_settings_input_t &in) { in.dynamic_rules = path.c_str(); });
+    long long hash;
+    ASSERT_EQ(hier_settings_rules(settings, &hash), 1);
+    ASSERT_GE(hash, 0) << hier_test::problems(settings);
     const int node_of_rank[] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
     hier_comm_input_t input{};
+    input.settings = settings;
     input.size = 10;
     input.node_of_rank = node_of_rank;
     input.window = 1;
-    input.rules = rules;
-    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    input.rules_agreed = 1;
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
     const int factor = 4, edgecolor = 5, pairwise = 6;
-    int chosen = -1, window = -1, trial_call;
+    int chosen = -1, window = -1, settled = -1;
     auto select_at = [&](int requested, size_t block_bytes) {
-        return hier_comm_select(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes, &chosen, &window, &trial_call,
-                                reason, sizeof reason, line, sizeof line);
+        const hier_test::Decided decided = hier_test::decide(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes);
+        chosen = decided.chosen;
+        window = decided.window;
+        settled = decided.settled;
+        std::snprintf(reason, sizeof reason, "%s", decided.reason.c_str());
+        return decided.schedule;
     };
     EXPECT_NE(select_at(HIER_ALG_AUTO, 99), nullptr);
     EXPECT_EQ(chosen, factor);
@@ -252,18 +266,29 @@ TEST(CApi, RulesDecideAutoPerMessageSizeWithTheirWindow)
     EXPECT_NE(select_at(pairwise, 100), nullptr);
     EXPECT_EQ(chosen, pairwise);
     EXPECT_EQ(window, 1);
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 100000), 0);
+    select_at(HIER_ALG_AUTO, 100000);
+    EXPECT_EQ(settled, 0);  // the rules cover the alltoall: a later call may fall under another
     hier_comm_destroy(comm);
-    hier_rules_free(rules);
+    // Rules the ranks did not agree on are not used.
+    input.rules_agreed = 0;
+    comm = hier_comm_create(&input, error, sizeof error, nullptr);
+    ASSERT_NE(comm, nullptr) << error;
+    select_at(HIER_ALG_AUTO, 99);
+    EXPECT_STRNE(reason, "by coll_hier_dynamic_rules");
+    hier_comm_destroy(comm);
     std::remove(path.c_str());
 }
 
 TEST(CApi, RulesFileErrorsNameTheParameterAndLine)
 {
-    char error[512];
-    EXPECT_EQ(hier_rules_load("/nonexistent/hier-rules", error, sizeof error), nullptr);
-    EXPECT_EQ(std::string(error).rfind("coll_hier_dynamic_rules /nonexistent/hier-rules: cannot be read", 0), 0u)
-        << error;
+    const hier_settings_t *settings =
+        hier_test::settings([](hier_settings_input_t &in) { in.dynamic_rules = "/nonexistent/hier-rules"; });
+    long long hash;
+    EXPECT_EQ(hier_settings_rules(settings, &hash), 1);
+    EXPECT_EQ(hash, -1);
+    const std::string lines = hier_test::problems(settings);
+    EXPECT_EQ(lines.rfind("coll_hier_dynamic_rules /nonexistent/hier-rules: cannot be read", 0), 0u) << lines;
+    EXPECT_NE(lines.find("; auto decides\n"), std::string::npos) << lines;
 }
 
 TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
@@ -272,26 +297,43 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     // every machine, the LG rows tie with Open MPI's on some (autoselect).
     const int node_of_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     hier_comm_input_t input{};
+    input.settings = hier_test::settings([](hier_settings_input_t &in) {
+        in.cluster_map = "3,6";
+        in.auto_trial_calls = 3;
+    });
     input.size = 9;
     input.rank = 0;
     input.node_of_rank = node_of_rank;
-    input.cluster_map = "3,6";
     input.window = 1;
-    input.auto_trial_calls = 3;
     char error[256], reason[256], line[1024];
-    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
-    int window;
-    auto select = [&](int *chosen, int *trial_call) {
-        return hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 65536, chosen, &window, trial_call,
-                                reason, sizeof reason, line, sizeof line);
+    int settled = -1;
+    auto decided = [&](const hier_test::Decided &decision, int *chosen, int *trial_call) {
+        *chosen = decision.chosen;
+        *trial_call = decision.trial_call;
+        settled = decision.settled;
+        std::snprintf(reason, sizeof reason, "%s", decision.reason.c_str());
+        std::snprintf(line, sizeof line, "%s", decision.predictions.c_str());
+        return decision.schedule;
+    };
+    auto select = [&](int *chosen, int *trial_call, size_t block_bytes = 65536) {
+        return decided(hier_test::decide(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, block_bytes), chosen, trial_call);
+    };
+    auto conclude = [&](int *chosen) {
+        hier_decision_t out;
+        const int concluded = hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &out);
+        *chosen = out.chosen;
+        std::snprintf(reason, sizeof reason, "%s", out.reason);
+        std::snprintf(line, sizeof line, "%s", out.predictions);
+        return concluded;
     };
     int chosen = -1, trial_call = -1;
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, 0);
     EXPECT_NE(std::strstr(line, "; picks fallback, or lg_overlap, "), nullptr) << line;
     EXPECT_NE(std::strstr(reason, "measuring it against lg_overlap, "), nullptr) << reason;
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);  // measuring
+    EXPECT_EQ(settled, 0);  // measuring
     int calls = 0;
     double *seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
     ASSERT_EQ(calls, 16);  // Open MPI's and 3 rows, one call each to warm up, then 3 each
@@ -308,20 +350,16 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
         second_row = call == 2 ? chosen : second_row;
         seconds[call] = call < contenders ? 1 : chosen == second_row ? 0.08 : 0.10;
     }
-    EXPECT_EQ(hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason, line,
-                                       sizeof line),
-              1);
+    EXPECT_EQ(conclude(&chosen), 1);
     EXPECT_EQ(chosen, second_row);
     EXPECT_NE(std::strstr(line, "measured over 3 calls each"), nullptr) << line;
     // Decided: the same row from now on, for the whole size class, no trial.
     EXPECT_NE(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_EQ(chosen, second_row);
-    EXPECT_EQ(hier_comm_select(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 100000, &chosen, &window, &trial_call,
-                               reason, sizeof reason, line, sizeof line) != nullptr,
-              true);
+    EXPECT_EQ(settled, 0);
+    EXPECT_EQ(select(&chosen, &trial_call, 100000) != nullptr, true);
     EXPECT_EQ(trial_call, -1);
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 0);
     hier_comm_destroy(comm);
 
     // Ratios whose interval holds 1: another round. Open MPI's 0.10 s three
@@ -329,7 +367,7 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     // their range holds 1), the others' 0.2; then Open MPI's 0.12 and the
     // second row's 0.06 three times (0.5): over 6, median 0.65, interval
     // (the 2nd to the 5th) 0.5 to 0.9, decided.
-    comm = hier_comm_create(&input, error, sizeof error);
+    comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
     const double open_mpi[] = {0.10, 0.10, 0.10, 0.12, 0.12, 0.12};
     const double second_row_times[] = {0.08, 0.12, 0.09, 0.06, 0.06, 0.06};
@@ -345,8 +383,7 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
                             : chosen == second_row        ? second_row_times[second_row_calls++]
                                                           : 0.2;
         }
-        const int concluded = hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &chosen, reason, sizeof reason,
-                                                       line, sizeof line);
+        const int concluded = conclude(&chosen);
         EXPECT_EQ(concluded, round);
         EXPECT_NE(std::strstr(line, round == 0 ? "3 more calls each" : "measured over 6 calls each"), nullptr)
             << line;
@@ -359,16 +396,15 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     hier_comm_destroy(comm);
 
     // Measuring off: the model's choice at once.
-    input.auto_trial_calls = 0;
-    comm = hier_comm_create(&input, error, sizeof error);
+    input.settings = hier_test::settings([](hier_settings_input_t &in) { in.cluster_map = "3,6"; });
+    comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_STREQ(reason, "no hier algorithm predicted 20 % faster than Open MPI's");
     // That fallback is settled for its size class (the glue then skips the
     // core); a class not decided yet is not.
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 65536), 1);
-    EXPECT_EQ(hier_comm_fallback_settled(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 1 << 20), 0);
+    EXPECT_EQ(settled, 1);
     hier_comm_destroy(comm);
 }
 
@@ -383,31 +419,37 @@ TEST(CApi, ProbedLatencySplitsTheNodesIntoClusters)
         }
     }
     hier_comm_input_t input{};
+    input.settings = hier_test::settings([](hier_settings_input_t &in) { in.cluster_map = "probe"; });
     input.size = 9;
     input.node_of_rank = node_of_rank;
-    input.cluster_map = "probe";
     input.node_latency = latency.data();
     char error[256];
-    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error);
+    hier_comm_t *comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
     EXPECT_EQ(hier_comm_cluster_count(comm), 2);
     hier_comm_destroy(comm);
     input.node_latency = nullptr;
-    EXPECT_EQ(hier_comm_create(&input, error, sizeof error), nullptr);
+    EXPECT_EQ(hier_comm_create(&input, error, sizeof error, nullptr), nullptr);
     EXPECT_NE(std::strstr(error, "the latency probe did not run"), nullptr) << error;
 }
 
 TEST(CApi, LinkCostsAreCheckedInOneLine)
 {
     char error[512];
-    EXPECT_EQ(hier_check_link_costs("", error, sizeof error), 0);
-    EXPECT_EQ(hier_check_link_costs(nullptr, error, sizeof error), 0);
-    EXPECT_EQ(hier_check_link_costs("node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s", error,
-                                    sizeof error), 0);
-    EXPECT_EQ(hier_check_link_costs("network=30us", error, sizeof error), -1);
-    EXPECT_NE(std::strstr(error, "coll_hier_link_costs \"network=30us\""), nullptr) << error;
-    EXPECT_NE(std::strstr(error, "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD]"), nullptr) << error;
-    EXPECT_EQ(std::strchr(error, '\n'), nullptr);
+    const auto link_costs = [](const char *value) {
+        return hier_test::problems(hier_test::settings([&](hier_settings_input_t &in) {
+            in.link_costs = value;
+            in.in_use = 0;  // said whether or not hier is in use
+        }));
+    };
+    EXPECT_EQ(link_costs(""), "");
+    EXPECT_EQ(link_costs(nullptr), "");
+    EXPECT_EQ(link_costs("node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s"), "");
+    const std::string line = link_costs("network=30us");
+    EXPECT_EQ(line.find("coll_hier_link_costs \"network=30us\""), 0u) << line;
+    EXPECT_NE(line.find("expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD]"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), line.size() - 1);
+    EXPECT_NE(line.find("; using unknown costs\n"), std::string::npos) << line;
     // A bad value given to a communicator counts as unknown costs.
     const int nodes[] = {0, 1};
     hier_comm_t *comm = create(2, 0, nodes, nullptr, nullptr, error, sizeof error, "bogus");
@@ -415,17 +457,25 @@ TEST(CApi, LinkCostsAreCheckedInOneLine)
     hier_comm_destroy(comm);
 }
 
-TEST(CApi, ParseNodeMapWritesOneLine)
+TEST(CApi, NodeMapIsParsedOnceAgainstTheJob)
 {
-    int nodes[10];
-    char error[256];
-    EXPECT_EQ(hier_parse_node_map("4,3,2,1", 10, nodes, error, sizeof error), 0);
-    EXPECT_EQ(nodes[9], 3);
-    EXPECT_EQ(hier_parse_node_map("4,3", 10, nodes, error, sizeof error), -1);
-    EXPECT_NE(std::strstr(error, "coll_hier_node_map \"4,3\" covers 7 ranks but there are 10"), nullptr);
-    char tiny[8];
-    EXPECT_EQ(hier_parse_node_map("x", 10, nodes, tiny, sizeof tiny), -1);
-    EXPECT_EQ(std::strlen(tiny), sizeof tiny - 1);
+    const auto node_map = [](const char *value) {
+        return hier_test::settings([&](hier_settings_input_t &in) {
+            in.node_map = value;
+            in.world_size = 10;
+        });
+    };
+    const hier_settings_t *settings = node_map("4,3,2,1");
+    int node = -1;
+    EXPECT_EQ(hier_settings_node_map(settings, 9, &node), 1);
+    EXPECT_EQ(node, 3);
+    EXPECT_EQ(hier_settings_unusable(settings), nullptr);
+    settings = node_map("4,3");
+    EXPECT_EQ(hier_settings_node_map(settings, 9, &node), 0);
+    EXPECT_STREQ(hier_settings_unusable(settings), "invalid coll_hier_node_map or coll_hier_cluster_map");
+    EXPECT_EQ(hier_test::problems(settings), "coll_hier_node_map \"4,3\" covers 7 ranks but there are 10; expected "
+                                             "node sizes for consecutive ranks, e.g. \"4,3,2,1\"; falling back to "
+                                             "Open MPI's own collectives\n");
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "capi_helpers.h"
 #include "hier_core.h"
 #include "torus.h"
 
@@ -161,16 +162,25 @@ TEST(TorusDims, RejectsWithOneLineNamingTheParameterAndTheForm)
     }
 }
 
-TEST(TorusDims, CApiParsesIntoAnArrayOfBoundedLength)
+// coll_hier_torus_dims, parsed once against MPI_COMM_WORLD's size.
+const hier_settings_t *torus_settings(const char *dims, int world_size)
 {
-    int dims[3];
-    char error[256];
-    EXPECT_EQ(hier_parse_torus_dims("4x8x8", 256, dims, 3, error, sizeof error), 3);
-    EXPECT_EQ(dims[2], 8);
-    EXPECT_EQ(hier_parse_torus_dims("2x2x2x2", 16, dims, 3, error, sizeof error), -1);
-    EXPECT_NE(std::strstr(error, "more than 3 dimensions"), nullptr) << error;
-    EXPECT_EQ(hier_parse_torus_dims("8x", 8, dims, 3, error, sizeof error), -1);
-    EXPECT_NE(std::strstr(error, "coll_hier_torus_dims \"8x\" has an empty dimension"), nullptr) << error;
+    return hier_test::settings([&](hier_settings_input_t &in) {
+        in.torus_dims = dims;
+        in.world_size = world_size;
+    });
+}
+
+TEST(TorusDims, SettingsParseThemOnceWithABoundedLength)
+{
+    const std::string fall_back = "; scatter and gather fall back to Open MPI's own\n";
+    EXPECT_EQ(hier_test::problems(torus_settings("4x8x8", 256)), "");
+    std::string lines = hier_test::problems(torus_settings("2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2", 131072));
+    EXPECT_EQ(lines, "coll_hier_torus_dims \"2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2\" has more than 16 dimensions" +
+                         fall_back);
+    lines = hier_test::problems(torus_settings("8x", 8));
+    EXPECT_EQ(lines.find("coll_hier_torus_dims \"8x\" has an empty dimension"), 0u) << lines;
+    EXPECT_NE(lines.find(fall_back), std::string::npos) << lines;
 }
 
 hier_comm_t *create_on_torus(int size, const int *dims, int ndims, char *error, size_t errlen)
@@ -185,18 +195,17 @@ hier_comm_t *create_on_torus(int size, const int *dims, int ndims, char *error, 
     input.node_of_rank = node_of_rank.data();
     input.torus_ndims = ndims;
     input.torus_dims = dims;
-    return hier_comm_create(&input, error, errlen);
+    return hier_comm_create(&input, error, errlen, nullptr);
 }
 
 const hier_schedule_t *select(hier_comm_t *comm, hier_op_t op, int requested, int root, int *chosen,
                               char *reason, std::string *predictions, size_t block_bytes = 65536)
 {
-    char line[1024] = "";
-    int trial_call, window;
-    const hier_schedule_t *schedule = hier_comm_select(comm, op, requested, root, block_bytes, chosen, &window,
-                                                       &trial_call, reason, 256, line, sizeof line);
-    *predictions = line;
-    return schedule;
+    const hier_test::Decided decided = hier_test::decide(comm, op, requested, root, block_bytes);
+    *chosen = decided.chosen;
+    std::snprintf(reason, 256, "%s", decided.reason.c_str());
+    *predictions = decided.predictions;
+    return decided.schedule;
 }
 
 TEST(TorusSelection, AutoPicksOptOnATorusAndFallbackWithoutOne)

@@ -52,12 +52,7 @@ typedef struct mca_coll_hier_previous_t {
 #endif
 
 /* Lines of output (verbose lines, error reports) are at most this long. */
-#define MCA_COLL_HIER_LINE_MAX 512
-/* auto's line of predictions (verbose 2): a name and a time per algorithm. */
-#define MCA_COLL_HIER_PREDICTIONS_MAX 1024
-/* Dimensions coll_hier_torus_dims may have (a Cartesian communicator may
- * have any number). */
-#define MCA_COLL_HIER_TORUS_MAX_DIMS 16
+#define MCA_COLL_HIER_LINE_MAX HIER_REASON_MAX
 
 typedef struct mca_coll_hier_component_t {
     mca_coll_base_component_t super;
@@ -86,22 +81,9 @@ typedef struct mca_coll_hier_component_t {
     bool listed_alone;
     /* Built for another Open MPI series than the one that loaded it: inert. */
     bool other_series;
-    /* The user's node map (with the cluster map, if any, over its nodes),
-     * parsed once per process: this process's node and cluster. */
-    int node_map_state;
-    int node_map_node;
-    int node_map_cluster;
-    int node_map_nodes;              /* how many nodes the map has */
-    /* coll_hier_cluster_map's host patterns do not parse (checked once per
-     * process): every communicator falls back. */
-    bool cluster_map_invalid;
-    /* coll_hier_dynamic_rules, read once per process (NULL: none, or a file
-     * that could not be read or parsed, reported once). */
-    hier_rules_t *rules;
-    /* coll_hier_torus_dims, parsed once per process against MPI_COMM_WORLD. */
-    int torus_dims_state;
-    int torus_ndims;
-    int torus_sizes[MCA_COLL_HIER_TORUS_MAX_DIMS];
+    /* Every setting the core uses, parsed once per process when
+     * MPI_COMM_WORLD is queried (coll_hier_settings.c); NULL before. */
+    hier_settings_t *settings;
 } mca_coll_hier_component_t;
 
 OMPI_DECLSPEC extern mca_coll_hier_component_t mca_coll_hier_component;
@@ -147,10 +129,14 @@ typedef struct mca_coll_hier_module_t {
     /* The window of the call being run: the one in force, or a rule's
      * (coll_hier_dynamic_rules), set by mca_coll_hier_choose. */
     int call_window;
+    /* The communicator this module serves, set when its topology is
+     * gathered: what the core's agreement callback reduces over. */
+    struct ompi_communicator_t *comm;
     /* Bytes per piece of a message between clusters; 0: whole messages. */
     size_t backbone_piece;
 
-    /* The topology and schedule cache, built at the first call needing it. */
+    /* The core's communicator (topology, decisions, schedule cache), built
+     * at the first call needing it (coll_hier_topology.c). */
     int topology_state;
     hier_comm_t *topology;
     const char *topology_error;    /* why there is none, when gathering failed */
@@ -196,33 +182,53 @@ typedef struct mca_coll_hier_module_t {
 
 OBJ_CLASS_DECLARATION(mca_coll_hier_module_t);
 
-/* coll_hier_component.c */
-/* Prints, once, what is wrong with the settings: hier alone in the coll
- * list, unknown algorithm names. Called by world rank 0. */
-void mca_coll_hier_report_settings(void);
+/* module->topology_state */
+enum { MCA_COLL_HIER_TOPOLOGY_UNKNOWN = 0, MCA_COLL_HIER_TOPOLOGY_READY, MCA_COLL_HIER_TOPOLOGY_FAILED };
 
-/* coll_hier_module.c */
+/* coll_hier_module.c: the module's lifecycle */
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_hier_comm_query(struct ompi_communicator_t *comm,
                                                  int *priority);
-/* The schedule to run for one call, or NULL for the fallback. Gathers the
- * topology at the first call and prints the verbose line. unsupported is
- * NULL, or why hier cannot take this call whatever the algorithm (the same
- * on every rank), which makes it fall back. */
+
+/* coll_hier_settings.c: parses the settings once per process (at
+ * MPI_COMM_WORLD's query; in_use: hier was asked for) into
+ * mca_coll_hier_component.settings, and world rank 0 says what is wrong
+ * with them, and with the algorithm names and the coll list, one line
+ * each. */
+void mca_coll_hier_settings_once(bool in_use);
+
+/* coll_hier_topology.c: gathers what the core's communicator needs (nodes,
+ * clusters, host names, the probes' measurements, agreement on the cost
+ * file and the rules) and creates it in module->topology, once: sets
+ * module->topology_state, and module->topology_error on failure.
+ * Collective over comm. */
+void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm);
+
+/* coll_hier_choose.c: the per-call entry of every collective. The schedule
+ * to run for one call, or NULL for the fallback. Gathers the topology at
+ * the first call and prints the verbose line. unsupported is NULL, or why
+ * hier cannot take this call whatever the algorithm (the same on every
+ * rank), which makes it fall back. */
 const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
                                             struct ompi_communicator_t *comm,
                                             hier_op_t op, int root, size_t block_bytes,
                                             const char *unsupported);
-/* The same, for a collective auto may measure (hier_comm_select): sets
- * *trial_call to this call's index in the size class's trial, or -1; for
- * such a call the caller times it and hands its seconds to
- * mca_coll_hier_trial_record. */
+/* The same, for a collective auto may measure: sets *trial_call to this
+ * call's index in the size class's trial, or -1; for such a call the caller
+ * times it and hands its seconds to mca_coll_hier_trial_record. */
 const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
                                                        struct ompi_communicator_t *comm,
                                                        hier_op_t op, int root, size_t block_bytes,
                                                        const char *unsupported, int *trial_call);
-/* Records a measured call; after the trial's last, agrees on the times with
- * the other ranks (one MPI_Allreduce) and concludes the class's choice. */
+/* The verbose line of one decision (and, at verbose 2, its predictions),
+ * printed by rank 0 of comm: the first time each collective runs on it
+ * (verbose >= 1), and again whenever it changes (verbose >= 2). */
+void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
+                          const hier_decision_t *decision);
+
+/* coll_hier_trial_clock.c: records a measured call; after the trial's
+ * last, agrees on the times with the other ranks (one MPI_Allreduce) and
+ * concludes the class's choice. */
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds);
 

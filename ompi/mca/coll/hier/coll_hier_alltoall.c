@@ -2,7 +2,7 @@
  * coll/hier MPI_Alltoall: asks the core for a schedule for this call and runs
  * it over the PML; hands the call to the previous module when the core says
  * fallback. Block b of the send buffer goes to rank b. A call auto measures
- * (hier_comm_select's trial) is timed here, from the instant every rank
+ * (hier_comm_decide's trial) is timed here, from the instant every rank
  * starts it at (mca_coll_hier_trial_start).
  */
 #include "coll_hier.h"

@@ -364,45 +364,7 @@ static int hier_close(void)
         free(c->algorithm_invalid[op]);
         c->algorithm_invalid[op] = NULL;
     }
-    hier_rules_free(c->rules);
-    c->rules = NULL;
+    hier_settings_destroy(c->settings);
+    c->settings = NULL;
     return OMPI_SUCCESS;
-}
-
-/* "auto, fallback, factor": the valid values of an algorithm parameter. */
-static void hier_algorithm_names(hier_op_t op, char *out, size_t len)
-{
-    out[0] = '\0';
-    for (int id = 0; id < hier_algorithm_count(op); ++id) {
-        snprintf(out + strlen(out), len - strlen(out), "%s%s", id ? ", " : "",
-                 hier_algorithm_name(op, id));
-    }
-}
-
-void mca_coll_hier_report_settings(void)
-{
-    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
-    char names[MCA_COLL_HIER_LINE_MAX];
-    char error[MCA_COLL_HIER_PREDICTIONS_MAX];
-
-    if (0 != hier_check_link_costs(c->link_costs, error, sizeof(error))) {
-        fprintf(stderr, "coll:hier: %s; using unknown costs\n", error);
-    }
-    if (c->backbone_piece < -1) {
-        fprintf(stderr, "coll:hier: coll_hier_backbone_piece %d is not -1 (whole messages), 0 (under "
-                        "the TCP eager limit) or a byte count; using 0\n", c->backbone_piece);
-    }
-    if (c->listed_alone) {
-        fprintf(stderr, "coll:hier: --mca coll hier alone leaves collectives without a provider; "
-                        "use --mca coll hier,tuned,libnbc,basic,inter,self\n");
-    }
-    for (int op = 0; op < HIER_OP_COUNT; ++op) {
-        if (NULL != c->algorithm_invalid[op]) {
-            hier_algorithm_names((hier_op_t) op, names, sizeof(names));
-            fprintf(stderr, "coll:hier: coll_hier_%s_algorithm \"%s\" is not one of %s; "
-                            "using fallback\n",
-                    hier_op_name((hier_op_t) op), c->algorithm_invalid[op], names);
-        }
-    }
-    fflush(stderr);
 }

@@ -1,7 +1,9 @@
 /*
- * coll/hier: a common start for the calls of auto's trials.
+ * coll/hier: auto's trials on the application's calls: a common start for
+ * each call, and the recording of its time, which after the trial's last
+ * call the ranks agree on and the core concludes from.
  *
- * A trial (hier_comm_select) times its contenders on the application's own
+ * A trial (hier_comm_decide) times its contenders on the application's own
  * calls. Timed from each rank's own entry, a call's time depends on how far
  * apart the ranks arrived, and by how much depends on the algorithm: on the
  * emulated torus at 4 KiB that timing had hypercube at 1.05 times Open
@@ -224,5 +226,54 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
     }
     *start -= module->trial_clock_offset;
     hier_sleep_until(*start);
+    return OMPI_SUCCESS;
+}
+
+/* At verbose 2, how the trial that just ended timed its calls. */
+static void hier_report_trial_timing(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                     hier_op_t op, int calls)
+{
+    if (NULL == module->previous.allreduce) {
+        opal_output_verbose(2, mca_coll_hier_component.output,
+                            "coll:hier: %s on %s: the trial's calls were timed from each rank's own entry "
+                            "(no previous module's allreduce to start them together)", hier_op_name(op),
+                            comm->c_name);
+        return;
+    }
+    opal_output_verbose(2, mca_coll_hier_component.output,
+                        "coll:hier: %s on %s: the trial's calls started together, on clocks synchronized in "
+                        "%.1f ms; %d of its first %d starts came late", hier_op_name(op), comm->c_name,
+                        1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
+}
+
+int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                               hier_op_t op, size_t block_bytes, int trial_call, double seconds)
+{
+    hier_decision_t decision;
+    int calls, rc;
+    double *measured = hier_comm_trial_seconds(module->topology, op, block_bytes, &calls);
+
+    measured[trial_call] = seconds;
+    if (trial_call + 1 < calls) {
+        return OMPI_SUCCESS;
+    }
+    /* A call takes from its common start to the last rank's exit; every
+     * rank concludes alike. */
+    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, measured, calls, MPI_DOUBLE, MPI_MAX, comm,
+                                      comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (!hier_comm_trial_conclude(module->topology, op, block_bytes, &decision)) {
+        if (0 == ompi_comm_rank(comm)) {  /* another round: said at verbose 2 */
+            opal_output_verbose(2, mca_coll_hier_component.output, "coll:hier: %s on %s: %s",
+                                hier_op_name(op), comm->c_name, decision.predictions);
+        }
+        return OMPI_SUCCESS;
+    }
+    if (0 == ompi_comm_rank(comm)) {
+        hier_report_trial_timing(module, comm, op, calls);
+    }
+    mca_coll_hier_report(module, comm, op, &decision);
     return OMPI_SUCCESS;
 }

@@ -209,14 +209,25 @@ std::string cost_setting_error(const std::string &value)
     return error;
 }
 
-std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
-                                                std::string *error)
+CostSource parse_cost_source(const std::string &value)
 {
+    CostSource source;
+    source.value = value;
     std::string path;
-    if (!file_of(setting.value, &path, error)) {
+    if (file_of(value, &path, &source.error) && !path.empty()) {
+        source.matrix = read_matrix(value, path, &source.error);
+    }
+    return source;
+}
+
+std::shared_ptr<const Costs> costs_from_source(const Topology &topology, const CostSource &source,
+                                               const CostSetting &setting, std::string *error)
+{
+    if (!source.error.empty()) {
+        *error = source.error;
         return nullptr;
     }
-    if (setting.value == "probe") {
+    if (source.value == "probe") {
         const auto n = size_t(topology.node_count());
         if (setting.node_latency.size() != n * n) {
             *error = "coll_hier_cost \"probe\" needs the latency probe, which did not run";
@@ -224,19 +235,21 @@ std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const 
         }
         return std::make_shared<Costs>(probe_costs(topology, setting.node_latency));
     }
-    if (path.empty()) {
+    if (source.matrix.n == 0) {
         return std::make_shared<Costs>(locality_costs(topology));
     }
-    const CostMatrix matrix = read_matrix(setting.value, path, error);
-    if (matrix.n == 0) {
-        return nullptr;
-    }
     std::string why;
-    auto costs = file_costs(topology, setting, matrix, setting.value, &why);
+    auto costs = file_costs(topology, setting, source.matrix, source.value, &why);
     if (!costs) {
-        *error = "coll_hier_cost \"" + setting.value + "\" " + why + "; " + kExpectedFile;
+        *error = "coll_hier_cost \"" + source.value + "\" " + why + "; " + kExpectedFile;
     }
     return costs;
+}
+
+std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
+                                                std::string *error)
+{
+    return costs_from_source(topology, parse_cost_source(setting.value), setting, error);
 }
 
 } // namespace hier

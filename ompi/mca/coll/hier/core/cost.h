@@ -151,4 +151,19 @@ std::string cost_setting_error(const std::string &value);
 std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
                                                 std::string *error);
 
+// coll_hier_cost parsed once per process: its value, and for a file the
+// matrix read from it; error is what is wrong with it whatever the
+// communicator (as cost_setting_error words it), empty if nothing.
+struct CostSource {
+    std::string value;
+    CostMatrix matrix;  // n = 0 unless a file was read
+    std::string error;
+};
+CostSource parse_cost_source(const std::string &value);
+
+// The costs a parsed source gives this communicator (setting.value is not
+// read: the source's is), or nullptr and one line in *error.
+std::shared_ptr<const Costs> costs_from_source(const Topology &topology, const CostSource &source,
+                                               const CostSetting &setting, std::string *error);
+
 } // namespace hier

@@ -78,38 +78,6 @@ const char *hier_algorithm_name(hier_op_t op, int id);
 const char *hier_algorithm_description(hier_op_t op, int id);
 const char *hier_op_name(hier_op_t op);
 
-/* Parses a node map, "4,3,2,1": node sizes for consecutive ranks. Fills
- * node_of_rank[0..size) and returns 0; on error writes one line (no newline)
- * to err and returns -1. */
-int hier_parse_node_map(const char *text, int size, int *node_of_rank,
-                        char *err, size_t errlen);
-
-/* Parses a cluster map of counts, "3,6": cluster sizes in nodes, for
- * node_count nodes numbered in order. Fills cluster_of_node[0..node_count)
- * and returns 0; on error writes one line (no newline) to err and returns -1. */
-int hier_parse_cluster_map(const char *text, int node_count, int *cluster_of_node,
-                           char *err, size_t errlen);
-
-/* Parses coll_hier_torus_dims, "8x8" or "4x8x8": dimension sizes joined by
- * x, whose product must be `ranks`. Writes up to max_dims sizes to dims and
- * returns how many there are; on error (or more than max_dims) writes one
- * line (no newline) to err and returns -1. */
-int hier_parse_torus_dims(const char *text, int ranks, int *dims, int max_dims,
-                          char *err, size_t errlen);
-
-/* Checks coll_hier_link_costs: "" (unknown), or comma-separated
- * CLASS=LATENCY:BANDWIDTH[:OVERHEAD] with CLASS node, network or backbone,
- * e.g. "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
- * Returns 0, or -1 with one line (no newline) in err naming the parameter
- * and the expected form. */
-int hier_check_link_costs(const char *text, char *err, size_t errlen);
-/* 1 when coll_hier_link_costs parses and asks for the probes ("probe"
- * among its entries), else 0. */
-int hier_link_costs_want_probe(const char *text);
-/* 1 when auto decides an alltoall on ranks over nodes with its time model
- * (more than one node, at most 128 ranks), else 0: where measured link
- * costs are of use. */
-int hier_alltoall_modelled(int ranks, int nodes);
 /* The forms of coll_hier_cluster_map: none (NULL or ""), node counts
  * ("3,6"), host patterns ("nancy:cvn[1-3];rennes:cvn[4-9]", anything with a
  * ':'), or the latency probe ("probe"). */
@@ -119,11 +87,60 @@ typedef enum {
     HIER_CLUSTER_MAP_HOSTS,
     HIER_CLUSTER_MAP_PROBE
 } hier_cluster_map_kind_t;
-hier_cluster_map_kind_t hier_cluster_map_kind(const char *text);
 
-/* Checks what of a cluster map does not depend on the communicator: the
- * syntax of host patterns. Returns 0, or -1 and one line (no newline) in err. */
-int hier_check_cluster_map(const char *text, char *err, size_t errlen);
+/* The settings, parsed once per process from the MCA values (core/
+ * settings.h): node map, cluster map, torus dimensions, link costs, cost
+ * source (a cost file read once), hypercube embedding, rules file, trial
+ * calls, backbone pieces. No text crosses to a communicator after this. */
+typedef struct hier_settings hier_settings_t;
+typedef struct hier_settings_input {
+    /* coll_hier_<name> as Open MPI holds them (NULL: unset) */
+    const char *node_map;
+    const char *cluster_map;
+    const char *torus_dims;
+    const char *link_costs;
+    const char *cost;
+    const char *hypercube_embedding;
+    const char *dynamic_rules;
+    int auto_trial_calls;
+    int backbone_piece;
+    /* btl_tcp_eager_limit (0: unknown), for backbone_piece 0 */
+    size_t tcp_eager_limit;
+    /* MPI_COMM_WORLD's size: what the node map and torus dims describe */
+    int world_size;
+    /* 0: hier is not in use: only link_costs and backbone_piece are read
+     * (their lines are said whether or not it is) */
+    int in_use;
+} hier_settings_input_t;
+
+/* Parses every setting of input; NULL only when out of memory. A bad value
+ * is one problem line and that parameter's consequence is taken. */
+hier_settings_t *hier_settings_create(const hier_settings_input_t *input);
+void hier_settings_destroy(hier_settings_t *settings);
+/* The index-th problem, one line (no newline) naming the parameter, the
+ * expected form and what is taken instead; NULL past the last.
+ * *in_use_only: 1 for a line said only when hier is in use. */
+const char *hier_settings_problem(const hier_settings_t *settings, int index, int *in_use_only);
+/* Why every communicator falls back (the verbose line's reason: a node or
+ * cluster map that does not parse or fit the job), or NULL. */
+const char *hier_settings_unusable(const hier_settings_t *settings);
+/* With a node map: 1 and *node, the node of world_rank; else 0. */
+int hier_settings_node_map(const hier_settings_t *settings, int world_rank, int *node);
+/* 1 when the cluster map is host patterns: the glue gathers host names. */
+int hier_settings_wants_host_names(const hier_settings_t *settings);
+/* The probes a communicator of `ranks` ranks (on more than one node:
+ * several_nodes) needs, with its alltoall's algorithm id: */
+enum { HIER_PROBE_LATENCY = 1, HIER_PROBE_MESSAGES = 2 };
+int hier_settings_probes(const hier_settings_t *settings, int alltoall_requested, int ranks, int several_nodes);
+/* coll_hier_cost when it names a file ("file:PATH"), else NULL: such costs
+ * may be read on some ranks and not on others, which must agree. */
+const char *hier_settings_cost_file(const hier_settings_t *settings);
+/* 1 when coll_hier_dynamic_rules names a file, else 0; *hash: the rules'
+ * fingerprint (0 to 2^62 - 1) for ranks to check they read the same, -1
+ * when they could not be read here. */
+int hier_settings_rules(const hier_settings_t *settings, long long *hash);
+/* coll_hier_backbone_piece in bytes (0: whole messages). */
+size_t hier_settings_backbone_piece(const hier_settings_t *settings);
 
 /* Host names travel in fields of this many bytes, NUL-padded; a name that
  * fills its field without a NUL was longer, and is reported. */
@@ -149,33 +166,22 @@ void hier_job_message_cost_store(int link_class, double seconds);
 int hier_one_factor_rounds(int n);
 int hier_one_factor_partner(int i, int round, int n);
 
-typedef struct hier_rules hier_rules_t;
-
-/* Per-communicator state: the topology and the schedule cache, built from
- * what the glue gathered about the communicator. Each feature of the machine
- * is one group of fields; NULL or 0 means "not known". */
+/* Per-communicator state (core/communicator.h): the topology, auto's
+ * decisions, trials and the schedule cache, built from the parsed settings
+ * and what the glue gathered about the communicator; NULL or 0 means "not
+ * known". */
 typedef struct hier_comm_input {
+    /* The settings (NULL: every setting's default). Not copied: they must
+     * outlive the communicator. */
+    const hier_settings_t *settings;
     int size;
     int rank;
     /* node_of_rank[i]: any integer naming the node of rank i (equal values =
-     * same node). Required. */
+     * same node); with a node map, the map's node. Required. */
     const int *node_of_rank;
-    /* Clusters: from cluster_of_rank (any integer naming rank i's cluster)
-     * when it is not NULL, else from cluster_map (NULL or "" for one
-     * cluster), coll_hier_cluster_map: counts apply to this communicator's
-     * nodes in the order of their lowest rank, host patterns to host_names. */
+    /* Clusters by rank (any integer naming rank i's cluster), overriding the
+     * settings' cluster map; NULL: from the settings. */
     const int *cluster_of_rank;
-    const char *cluster_map;
-    /* How auto predicts time: the executor's window (coll_hier_window) and
-     * the link costs (coll_hier_link_costs, checked by
-     * hier_check_link_costs; NULL, "" or a value that does not parse:
-     * unknown). */
-    int window;
-    const char *link_costs;
-    /* coll_hier_auto_trial_calls: where the model cannot tell its best row
-     * from Open MPI's own, the calls of each that auto measures before it
-     * decides (0: the model decides alone). */
-    int auto_trial_calls;
     /* host_names[i * HIER_HOST_NAME_WIDTH ...]: the name of rank i's host,
      * for a cluster map of host patterns; NULL otherwise. job_wide != 0: the
      * communicator holds every process of the job, so a host pattern that
@@ -184,46 +190,30 @@ typedef struct hier_comm_input {
     int job_wide;
     /* node_latency[a * N + b]: one-way latency in seconds between nodes a
      * and b, N = the number of distinct nodes, numbered in the order of their
-     * lowest rank (the latency probe's result); NULL when not measured.
-     * coll_hier_cluster_map "probe" splits the nodes at its largest gap;
-     * coll_hier_link_costs "probe" takes the network's and the backbone's
-     * latencies from it; coll_hier_cost "probe" takes it as the cost between
-     * nodes. */
+     * lowest rank (the latency probe's result); NULL when not measured. */
     const double *node_latency;
-    /* Torus: the ranks, in row-major order (the last dimension varying
-     * fastest, as MPI_Cart_coords numbers them), form a torus of sizes
-     * torus_dims[0..torus_ndims), whose product must be size. torus_ndims 0:
-     * no torus. */
+    /* The communicator's own torus (a Cartesian one periodic in every
+     * dimension): the ranks, in row-major order, form a torus of sizes
+     * torus_dims[0..torus_ndims), whose product must be size. 0: none, and
+     * coll_hier_torus_dims applies where it covers the communicator. */
     int torus_ndims;
     const int *torus_dims;
-    /* Costs between processes (coll_hier_cost): NULL, "" or "locality",
-     * "probe" (needs node_latency) or "file:PATH". A file indexes
-     * MPI_COMM_WORLD: world_rank[i] is rank i's rank there (NULL: the
-     * identity) among world_size ranks (0: size); with a node map,
-     * world_node[i] is rank i's node among the job's world_node_count nodes
-     * (NULL: nodes are this communicator's, numbered as above). */
-    const char *cost;
+    /* world_rank[i]: rank i's rank in MPI_COMM_WORLD (NULL: the identity)
+     * among world_size ranks (0: size): what a cost file indexes. */
     const int *world_rank;
     int world_size;
-    const int *world_node;
-    int world_node_count;
-    /* coll_hier_hypercube_embedding: a name of hier_embedding_name, NULL or
-     * "" for auto. */
-    const char *hypercube_embedding;
-    /* coll_hier_dynamic_rules, read alike on every rank (hier_rules_load),
-     * or NULL. Not copied: it must outlive the communicator. */
-    const hier_rules_t *rules;
+    /* The communicator's coll_hier_window (settable through MPI_T: fixed
+     * when it was created). */
+    int window;
+    /* Every rank read the same rules file (the glue agreed): use it. */
+    int rules_agreed;
+    /* The agreement the glue lends the communicator: values[i] becomes
+     * their maximum over its ranks (one MPI_Allreduce, MAX, through the
+     * previous module: never hier's own). Returns 0 or an error code.
+     * Collective. NULL: none. */
+    int (*agree_max)(void *ctx, double *values, int count);
+    void *agree_ctx;
 } hier_comm_input_t;
-
-/* coll_hier_dynamic_rules (docs/rules-file.md): rules that override auto
- * per collective, communicator size and message size. hier_rules_load reads
- * and parses the file at path: the rules, or NULL with one line (no newline)
- * in err naming the parameter, the line and what was expected.
- * hier_rules_hash: a fingerprint of the rules (0 to 2^62 - 1), for ranks to
- * check they read the same. */
-hier_rules_t *hier_rules_load(const char *path, char *err, size_t errlen);
-void hier_rules_free(hier_rules_t *rules);
-unsigned long long hier_rules_hash(const hier_rules_t *rules);
 
 /* The embeddings coll_hier_hypercube_embedding may name: ids 0 (auto) to
  * hier_embedding_count() - 1. NULL for an id out of range. */
@@ -231,20 +221,23 @@ int hier_embedding_count(void);
 const char *hier_embedding_name(int id);
 const char *hier_embedding_description(int id);
 
-/* What is wrong with coll_hier_cost and coll_hier_hypercube_embedding
- * whatever the communicator (a value of the wrong form, a cost file that
- * cannot be read or parsed): returns -1 and writes one line (no newline) to
- * err, or returns 0. The glue asks it when hier_comm_create failed, to
- * report a job-wide mistake once for the job rather than per communicator. */
-int hier_check_settings(const char *cost, const char *embedding, char *err, size_t errlen);
-
-/* Returns NULL on a map that does not parse or fit (or a cost source or
- * embedding that does not), and writes one line (no newline) to err; NULL
- * with err empty means out of memory. */
 typedef struct hier_comm hier_comm_t;
 typedef struct hier_schedule hier_schedule_t;
 
-hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen);
+/* Why hier_comm_create failed: the verbose line's reason ("invalid
+ * coll_hier_cost") and whether its line is a problem of the settings,
+ * already said when they were parsed. */
+typedef struct hier_comm_failure {
+    const char *reason;
+    int reported;
+} hier_comm_failure_t;
+
+/* Returns NULL when a setting does not fit the communicator (a cluster map,
+ * a torus, a cost file) or is invalid (cost source, embedding), and writes
+ * one line (no newline) to err and, when failure is not NULL, fills it;
+ * NULL with err empty means out of memory. */
+hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen,
+                              hier_comm_failure_t *failure);
 void hier_comm_destroy(hier_comm_t *comm);
 int hier_comm_node_count(const hier_comm_t *comm);
 int hier_comm_cluster_count(const hier_comm_t *comm);
@@ -258,59 +251,66 @@ int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
  * of one cluster, measured with every rank busy; -1 for a class not
  * measured. Where coll_hier_link_costs asks for the probe, they become the
  * node's and the network's (and the backbone's) per-message overhead. Call
- * before the communicator's first hier_comm_select. */
+ * before the communicator's first hier_comm_decide. */
 void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2]);
-/* The torus's dimension sizes as "4x4" (empty without a torus), cut to len. */
-void hier_comm_torus(const hier_comm_t *comm, char *out, size_t len);
+
+/* The answer to one call (hier_comm_decide). */
+#define HIER_WHERE_MAX 192
+#define HIER_REASON_MAX 512
+#define HIER_PREDICTIONS_MAX 1024
+typedef struct hier_decision {
+    const hier_schedule_t *schedule;  /* the cached schedule to run; NULL: the fallback */
+    int chosen;      /* its algorithm id; HIER_ALG_FALLBACK without a schedule */
+    int window;      /* rounds in flight: the communicator's, or a rule's */
+    int trial_call;  /* this call's index in auto's trial, or -1 */
+    /* 1: every later call of this size class falls back as this one does
+     * (auto decided and measures no more, or the requested algorithm does
+     * not apply): the glue may send them to the fallback without asking
+     * (not at verbose 2, where each call may print a changed line). */
+    int settled;
+    /* verbose >= 1: the communicator, "size 10, 4 nodes, 2 clusters, torus
+     * 4x4"; and why it falls back (one phrase), or what the algorithm tells
+     * about itself with the window and backbone pieces ("" if nothing) */
+    char where[HIER_WHERE_MAX];
+    char reason[HIER_REASON_MAX];
+    /* verbose >= 2: what auto's model compared, at the call that decided
+     * its size class; "" otherwise */
+    char predictions[HIER_PREDICTIONS_MAX];
+} hier_decision_t;
 
 /* Chooses the algorithm for one call. requested is an id of the registry
- * (auto, fallback or an algorithm). Returns the cached schedule of the chosen
- * algorithm, sets *chosen to its id and writes what the algorithm tells
- * about itself, if anything, to reason ("" if nothing); or returns NULL,
- * sets *chosen to HIER_ALG_FALLBACK and writes the reason (one phrase) to
- * reason. A reasonlen or predictionslen of 0: that text is not built (no
- * verbose line will print it). *window: the window to run it with (the
- * communicator's, or a rule's). The same arguments give the same answer on every rank of the
- * communicator.
+ * (auto, fallback or an algorithm); unsupported is NULL, or why hier
+ * cannot take this call whatever the algorithm (a non-commutative
+ * operation), which makes it fall back, unsettled. verbose: the
+ * component's, which says which texts to write. The same arguments give the same answer
+ * on every rank of the communicator.
  * For auto, a rule of coll_hier_dynamic_rules that covers the call (its
  * communicator's size and the call's message size, as Open MPI's tuned
  * measures it: block_bytes times the size for alltoall, allgather, scatter
  * and gather, block_bytes for allreduce, 0 for alltoallv and barrier) and
- * names an algorithm decides it; otherwise
- * auto decides once per size class (block bytes in [2^k, 2^(k+1))) with the
- * time model; the call that decides writes one line to predictions (what
- * was compared, what was picked), every other call writes "".
+ * names an algorithm decides it; otherwise auto decides once per size class
+ * (block bytes in [2^k, 2^(k+1))) with the time model.
  * Where the model cannot tell, auto measures: the first calls of the class
- * are a trial, and *trial_call is this call's index in it (else -1). The
- * glue then times the call, stores its seconds at that index of
+ * are a trial, and out->trial_call is this call's index in it. The glue
+ * then times the call, stores its seconds at that index of
  * hier_comm_trial_seconds, and after the last call of the trial (index
  * calls - 1) reduces them to their maximum over the ranks and calls
  * hier_comm_trial_conclude, which may extend the trial. */
-const hier_schedule_t *hier_comm_select(hier_comm_t *comm, hier_op_t op,
-                                        int requested, int root,
-                                        size_t block_bytes, int *chosen, int *window,
-                                        int *trial_call,
-                                        char *reason, size_t reasonlen,
-                                        char *predictions, size_t predictionslen);
+void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
+                      const char *unsupported, int verbose, hier_decision_t *out);
 /* block_bytes' size class (k for [2^k, 2^(k+1)), 0 for 0 and 1 byte), one
  * of 64: what auto decides per. */
 int hier_size_class(size_t block_bytes);
-/* 1 when every later call of block_bytes' size class falls back, as
- * hier_comm_select just said for one (requested as it was given): auto has
- * decided, and measures no more, or the requested algorithm does not apply;
- * else 0. The glue then sends those calls to the fallback without asking. */
-int hier_comm_fallback_settled(hier_comm_t *comm, hier_op_t op, int requested, size_t block_bytes);
 /* The seconds of each call of the trial running for block_bytes' size
  * class: an array of *calls, owned by comm. */
 double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls);
 /* After the trial's last call so far: returns 0 when the trial takes another
- * round of calls (its ratios cannot tell the rows from Open MPI's yet; *calls of
- * hier_comm_trial_seconds grows, the times so far kept), with one line
- * saying why; else 1, and ends the trial: the class's choice from the
- * seconds, as hier_comm_select would report it (*chosen, reason), and one
- * line saying what was measured. */
-int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *chosen,
-                             char *reason, size_t reasonlen, char *line, size_t linelen);
+ * round of calls (its ratios cannot tell the rows from Open MPI's yet;
+ * *calls of hier_comm_trial_seconds grows, the times so far kept), with
+ * the line saying why in out->predictions; else 1, and ends the trial: the
+ * class's choice from the seconds in out (chosen, where, reason, and the
+ * line saying what was measured in predictions). */
+int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, hier_decision_t *out);
 
 /* Blocks of TMP the schedule needs (the glue allocates them). */
 size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);

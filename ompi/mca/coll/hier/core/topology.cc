@@ -140,10 +140,9 @@ struct SizeList {
     const char *form;   // the expected form, with an example
 };
 
-// Parses "a,b,c" into a of group 0, b of group 1, ...: which group each of
-// `total` items belongs to. Returns an empty vector and one line in *error
-// when it does not parse or does not add up to total.
-std::vector<int> parse_size_list(const SizeList &list, const std::string &text, int total, std::string *error)
+// Parses "a,b,c": the sizes, or an empty vector and one line in *error when
+// a field is not a positive integer.
+std::vector<int> parse_sizes(const SizeList &list, const std::string &text, std::string *error)
 {
     const std::string prefix = std::string(list.parameter) + " \"" + text + "\" ";
     const std::string suffix = std::string("; expected ") + list.form;
@@ -151,8 +150,7 @@ std::vector<int> parse_size_list(const SizeList &list, const std::string &text, 
         *error = prefix + "has an empty field" + suffix;
         return {};
     }
-    std::vector<long> sizes;
-    long long covered = 0;
+    std::vector<int> sizes;
     std::istringstream fields(text);
     std::string field;
     while (std::getline(fields, field, ',')) {
@@ -161,19 +159,40 @@ std::vector<int> parse_size_list(const SizeList &list, const std::string &text, 
             *error = prefix + "has \"" + field + "\", which is not a positive integer" + suffix;
             return {};
         }
-        sizes.push_back(size);
+        sizes.push_back(static_cast<int>(size));
+    }
+    return sizes;
+}
+
+// Sizes a of group 0, b of group 1, ... over `total` items: which group
+// each belongs to, or an empty vector and one line in *error when they do
+// not add up to total.
+std::vector<int> group_sizes(const SizeList &list, const std::string &text, const std::vector<int> &sizes,
+                             int total, std::string *error)
+{
+    long long covered = 0;
+    for (int size : sizes) {
         covered += size;
     }
     if (covered != total) {
-        *error = prefix + "covers " + std::to_string(covered) + " " + list.items + " but there are " +
-                 std::to_string(total) + suffix;
+        *error = std::string(list.parameter) + " \"" + text + "\" covers " + std::to_string(covered) + " " +
+                 list.items + " but there are " + std::to_string(total) + "; expected " + list.form;
         return {};
     }
     std::vector<int> group_of_item;
     for (size_t group = 0; group < sizes.size(); ++group) {
-        group_of_item.insert(group_of_item.end(), sizes[group], static_cast<int>(group));
+        group_of_item.insert(group_of_item.end(), size_t(sizes[group]), static_cast<int>(group));
     }
     return group_of_item;
+}
+
+// Parses "a,b,c" into a of group 0, b of group 1, ...: which group each of
+// `total` items belongs to. Returns an empty vector and one line in *error
+// when it does not parse or does not add up to total.
+std::vector<int> parse_size_list(const SizeList &list, const std::string &text, int total, std::string *error)
+{
+    const std::vector<int> sizes = parse_sizes(list, text, error);
+    return sizes.empty() ? std::vector<int>() : group_sizes(list, text, sizes, total, error);
 }
 
 const SizeList kNodeMap{"coll_hier_node_map", "ranks",
@@ -227,6 +246,17 @@ std::vector<int> clusters_from_latency(const std::vector<double> &latency)
 std::vector<int> parse_cluster_map(const std::string &text, int node_count, std::string *error)
 {
     return parse_size_list(kClusterMap, text, node_count, error);
+}
+
+std::vector<int> parse_cluster_counts(const std::string &text, std::string *error)
+{
+    return parse_sizes(kClusterMap, text, error);
+}
+
+std::vector<int> fit_cluster_counts(const std::string &text, const std::vector<int> &counts, int node_count,
+                                    std::string *error)
+{
+    return group_sizes(kClusterMap, text, counts, node_count, error);
 }
 
 } // namespace hier

@@ -114,5 +114,13 @@ std::vector<int> clusters_from_latency(const std::vector<double> &latency);
 // order of their lowest rank (Topology's numbering). Returns the cluster of
 // each node, or an empty vector and one line in *error.
 std::vector<int> parse_cluster_map(const std::string &text, int node_count, std::string *error);
+// The same in two steps, for a map parsed once and fitted to each
+// communicator: its counts (or empty and one line in *error when a field is
+// not a positive integer); then, over node_count nodes, the cluster of each
+// node (or empty and one line in *error when they do not add up). text only
+// words the error.
+std::vector<int> parse_cluster_counts(const std::string &text, std::string *error);
+std::vector<int> fit_cluster_counts(const std::string &text, const std::vector<int> &counts, int node_count,
+                                    std::string *error);
 
 } // namespace hier

@@ -1,0 +1,109 @@
+/*
+ * coll/hier per-call entry, shared by the collectives: one question to the
+ * core's communicator (hier_comm_decide) answers whether this call runs a
+ * schedule or falls back, with what window, as which call of a trial, and
+ * whether its size class now falls back for good; and rank 0 prints the
+ * verbose line of the decision.
+ */
+#include "coll_hier.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "opal/util/output.h"
+
+void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
+                          const hier_decision_t *decision)
+{
+    const mca_coll_hier_component_t *c = &mca_coll_hier_component;
+    char *last = module->last_line[op];
+    const bool first = '\0' == last[0];
+    char line[MCA_COLL_HIER_LINE_MAX];
+    const char *reason = decision->reason, *where = decision->where;
+
+    if (c->verbose < 1 || 0 != ompi_comm_rank(comm) || (!first && c->verbose < 2)) {
+        return;
+    }
+    if (c->verbose >= 2 && '\0' != decision->predictions[0]) {
+        opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", hier_op_name(op), comm->c_name,
+                            where, decision->predictions);
+    }
+    if (HIER_ALG_FALLBACK == decision->chosen) {
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
+                 hier_op_name(op), comm->c_name, where, reason);
+    } else if ('\0' != reason[0]) {
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s (%s)",
+                 hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, decision->chosen), reason);
+    } else {
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s",
+                 hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, decision->chosen));
+    }
+    if (first || 0 != strcmp(line, last)) {
+        opal_output_verbose(first ? 1 : 2, c->output, "%s", line);
+        strcpy(last, line);
+    }
+}
+
+/* block_bytes' size class as a bit of settled_fallback. */
+static uint64_t hier_size_class_bit(size_t block_bytes)
+{
+    return UINT64_C(1) << hier_size_class(block_bytes);
+}
+
+/* A call on a communicator whose topology could not be gathered: the
+ * fallback, for the reason given. */
+static void hier_cannot(struct ompi_communicator_t *comm, const char *why, hier_decision_t *decision)
+{
+    decision->schedule = NULL;
+    decision->chosen = HIER_ALG_FALLBACK;
+    decision->trial_call = -1;
+    /* No topology: "(size 10, 0 nodes)". */
+    snprintf(decision->where, sizeof(decision->where), "size %d, 0 nodes", ompi_comm_size(comm));
+    snprintf(decision->reason, sizeof(decision->reason), "%s", why);
+    decision->predictions[0] = '\0';
+}
+
+const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
+                                                       struct ompi_communicator_t *comm,
+                                                       hier_op_t op, int root, size_t block_bytes,
+                                                       const char *unsupported, int *trial_call)
+{
+    const int verbose = mca_coll_hier_component.verbose;
+    hier_decision_t decision;
+
+    *trial_call = -1;
+    if (NULL == unsupported && 0 != (module->settled_fallback[op] & hier_size_class_bit(block_bytes))) {
+        return NULL;
+    }
+    mca_coll_hier_gather_topology(module, comm);
+    if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
+        hier_cannot(comm, NULL != unsupported ? unsupported : module->topology_error, &decision);
+        /* Gathering failed for good: so does every call. */
+        decision.settled = NULL == unsupported;
+    } else {
+        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, verbose,
+                         &decision);
+        module->call_window = decision.window;
+        *trial_call = decision.trial_call;
+    }
+    /* A trial runs its contenders in turn: its first call says so, its end
+     * what it measured (mca_coll_hier_trial_record), none between. */
+    if (*trial_call <= 0) {
+        mca_coll_hier_report(module, comm, op, &decision);
+    }
+    /* At verbose 2 every call still asks, as each one may print a changed line. */
+    if (decision.settled && verbose < 2) {
+        module->settled_fallback[op] |= hier_size_class_bit(block_bytes);
+    }
+    return decision.schedule;
+}
+
+const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
+                                            struct ompi_communicator_t *comm,
+                                            hier_op_t op, int root, size_t block_bytes,
+                                            const char *unsupported)
+{
+    int trial_call;
+    /* Only the alltoall's auto measures. */
+    return mca_coll_hier_choose_or_measure(module, comm, op, root, block_bytes, unsupported, &trial_call);
+}

@@ -1,0 +1,433 @@
+// hier::Communicator (communicator.h): its assembly from the glue's facts
+// and the parsed settings, and the per-call answer.
+#include "communicator.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "cost.h"
+#include "hostmap.h"
+#include "torus.h"
+
+namespace hier {
+
+namespace {
+
+// Every setting's default: a communicator made without settings (tests).
+const Settings &default_settings()
+{
+    static const Settings defaults;
+    return defaults;
+}
+
+// Copies text, cut to len - 1 bytes, and its end (only those: it runs at
+// every call, and strncpy would write all len).
+void write_text(char *out, size_t len, const std::string &text)
+{
+    const size_t used = std::min(text.size(), len - 1);
+    std::memcpy(out, text.data(), used);
+    out[used] = '\0';
+}
+
+// Every rank's host name from the glue's fixed-width fields; empty and
+// *error set if one did not fit.
+std::vector<std::string> host_names(const hier_comm_input_t &input, std::string *error)
+{
+    std::vector<std::string> names;
+    for (int rank = 0; rank < input.size; ++rank) {
+        const char *field = input.host_names + size_t(rank) * HIER_HOST_NAME_WIDTH;
+        const size_t length = strnlen(field, HIER_HOST_NAME_WIDTH);
+        if (length == HIER_HOST_NAME_WIDTH) {
+            *error = "coll_hier_cluster_map: the host name of rank " + std::to_string(rank) + " is longer than " +
+                     std::to_string(HIER_HOST_NAME_WIDTH - 1) + " characters; expected shorter host names, or "
+                     "cluster sizes in nodes, e.g. \"3,6\"";
+            return {};
+        }
+        names.emplace_back(field, length);
+    }
+    return names;
+}
+
+// Hops between every two nodes (a * n + b) on a torus of nodes; empty
+// without one.
+std::vector<int> node_hops(const Topology &topology)
+{
+    const Torus *torus = topology.torus_of_nodes();
+    if (!torus) {
+        return {};
+    }
+    const int n = topology.node_count();
+    std::vector<int> hops(size_t(n) * size_t(n));
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            hops[size_t(a) * size_t(n) + size_t(b)] = torus->distance(a, b);
+        }
+    }
+    return hops;
+}
+
+// The torus: the communicator's own (a periodic Cartesian one's), else
+// coll_hier_torus_dims where it covers the communicator; empty for neither.
+// The communicator's own must cover it: else *error.
+std::vector<int> torus_of(const hier_comm_input_t &input, const Settings &settings, std::string *error)
+{
+    if (input.torus_ndims <= 0) {
+        long long covered = 1;
+        for (int size : settings.torus_dims()) {
+            covered *= size;
+        }
+        return !settings.torus_dims().empty() && covered == input.size ? settings.torus_dims() : std::vector<int>();
+    }
+    std::vector<int> dims(input.torus_dims, input.torus_dims + input.torus_ndims);
+    long long covered = 1;
+    for (int size : dims) {
+        covered = size < 1 ? 0 : std::min(covered * size, 1LL << 40);
+    }
+    if (covered != input.size) {
+        *error = "torus of " + Torus(dims).describe() + " does not cover the " + std::to_string(input.size) +
+                 " ranks of the communicator";
+        return {};
+    }
+    return dims;
+}
+
+// The cluster of each node of topology (numbered as it numbers them), from
+// a cluster per rank (given, or the node map's), the latency probe, host
+// patterns or counts; empty and *error set if the map does not fit.
+std::vector<int> clusters_of_nodes(const Topology &topology, const hier_comm_input_t &input,
+                                   const Settings &settings, std::string *error)
+{
+    const std::vector<int> &of_map_node = settings.cluster_of_map_node();
+    if (input.cluster_of_rank || !of_map_node.empty()) {
+        // With a node map, node_of_rank names the map's nodes.
+        std::vector<int> clusters(size_t(topology.node_count()));
+        for (int rank = 0; rank < topology.size(); ++rank) {
+            clusters[size_t(topology.node_of(rank))] =
+                input.cluster_of_rank ? input.cluster_of_rank[rank] : of_map_node[size_t(input.node_of_rank[rank])];
+        }
+        return clusters;
+    }
+    const std::string &map = settings.cluster_map();
+    switch (settings.cluster_map_kind()) {
+    case HIER_CLUSTER_MAP_NONE: return {};
+    case HIER_CLUSTER_MAP_COUNTS: return fit_cluster_counts(map, settings.cluster_counts(), topology.node_count(), error);
+    case HIER_CLUSTER_MAP_HOSTS: {
+        if (!input.host_names) {
+            *error = "coll_hier_cluster_map \"" + map + "\": the host names were not gathered";
+            return {};
+        }
+        const std::vector<std::string> names = host_names(input, error);
+        return error->empty() ? clusters_from_host_map(map, topology, names, input.job_wide != 0, error)
+                              : std::vector<int>();
+    }
+    case HIER_CLUSTER_MAP_PROBE: {
+        if (!input.node_latency) {
+            *error = "coll_hier_cluster_map \"probe\": the latency probe did not run";
+            return {};
+        }
+        const auto n = size_t(topology.node_count());
+        return clusters_from_latency(std::vector<double>(input.node_latency, input.node_latency + n * n));
+    }
+    }
+    return {};
+}
+
+// What coll_hier_cost needs beyond the parsed source: the facts of the
+// communicator (a file indexes MPI_COMM_WORLD's ranks, or the node map's
+// nodes).
+CostSetting cost_facts(const Topology &topology, const hier_comm_input_t &input, const Settings &settings)
+{
+    CostSetting facts;
+    const size_t p = size_t(input.size);
+    if (input.node_latency) {
+        const auto n = size_t(topology.node_count());
+        facts.node_latency.assign(input.node_latency, input.node_latency + n * n);
+    }
+    if (input.world_rank) {
+        facts.world_rank.assign(input.world_rank, input.world_rank + p);
+    }
+    facts.world_size = input.world_size;
+    if (settings.node_map_nodes() > 0) {  // node_of_rank names the map's nodes: the job's numbering
+        facts.world_node.assign(input.node_of_rank, input.node_of_rank + p);
+        facts.world_node_count = settings.node_map_nodes();
+    }
+    return facts;
+}
+
+// The verbose line's reason for a failure: the parameter its line names
+// first (every line starts with it).
+const char *invalid_setting(const std::string &line)
+{
+    static const char *const reasons[] = {
+        "invalid coll_hier_cluster_map", "invalid coll_hier_cost", "invalid coll_hier_hypercube_embedding",
+    };
+    for (const char *reason : reasons) {
+        const std::string name = reason + std::strlen("invalid ");
+        if (line.compare(0, name.size(), name) == 0 && line.size() > name.size() && line[name.size()] == ' ') {
+            return reason;
+        }
+    }
+    return "invalid setting";
+}
+
+constexpr const char *kByRule = "by coll_hier_dynamic_rules";
+
+} // namespace
+
+std::unique_ptr<Communicator> Communicator::create(const hier_comm_input_t &input, Failure *failure)
+{
+    const Settings &settings = input.settings ? input.settings->settings : default_settings();
+    if (settings.unusable()) {  // the glue does not get this far: it asks hier_settings_unusable first
+        failure->line = settings.unusable_line();
+        failure->reason = settings.unusable();
+        failure->reported = true;
+        return nullptr;
+    }
+    const std::vector<int> nodes(input.node_of_rank, input.node_of_rank + input.size);
+    std::string &error = failure->line;
+    const std::vector<int> cluster_of_node = clusters_of_nodes(Topology(nodes), input, settings, &error);
+    if (error.empty() && settings.embedding() < 0) {
+        error = settings.embedding_error();
+        failure->reported = true;
+    }
+    const std::vector<int> torus_dims = error.empty() ? torus_of(input, settings, &error) : std::vector<int>();
+    if (!error.empty()) {
+        failure->reason = invalid_setting(error);
+        return nullptr;
+    }
+    LinkCostSpec costs = settings.link_costs();
+    Topology topology(nodes, cluster_of_node, torus_dims);
+    if (costs.probe && input.node_latency) {
+        const auto n = size_t(topology.node_count());
+        apply_probe(&costs, std::vector<double>(input.node_latency, input.node_latency + n * n), cluster_of_node,
+                    node_hops(topology));
+    }
+    auto pair_costs = costs_from_source(topology, settings.cost(), cost_facts(topology, input, settings), &error);
+    if (!pair_costs) {
+        failure->reason = invalid_setting(error);
+        failure->reported = !settings.cost().error.empty();
+        return nullptr;
+    }
+    topology.set_costs(std::move(pair_costs));
+    topology.set_hypercube_embedding(settings.embedding());
+    return std::unique_ptr<Communicator>(new Communicator(std::move(topology), input, settings, costs));
+}
+
+Communicator::Communicator(Topology topology, const hier_comm_input_t &input, const Settings &settings,
+                           LinkCostSpec costs)
+    : topology_(std::move(topology)), rank_(input.rank), window_(input.window),
+      trial_calls_(settings.auto_trial_calls()), backbone_piece_(settings.backbone_piece()),
+      costs_(std::move(costs)), rules_(input.rules_agreed ? settings.rules() : nullptr)
+{
+    agree_.fn = input.agree_max;
+    agree_.ctx = input.agree_ctx;
+}
+
+void Communicator::apply_message_cost(const double message_cost[2])
+{
+    if (costs_.probe) {
+        apply_message_probe(&costs_, message_cost);
+    }
+}
+
+Communicator::Decision &Communicator::decision_for(hier_op_t op, size_t block_bytes)
+{
+    return decisions_[op][size_t(size_class(block_bytes))];
+}
+
+// auto's choice for this call: cached per size class; the call that makes
+// it writes what the model compared (predictions not nullptr). While a trial
+// runs, *trial_call is the index of this call in it.
+Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_call, std::string *predictions)
+{
+    Decision &decision = decision_for(op, block_bytes);
+    if (!decision.made) {
+        std::vector<TrialRow> measure;
+        decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_, costs_,
+                                      predictions, &measure);
+        decision.made = true;
+        if (!measure.empty() && trial_calls_ > 0) {
+            decision.trial.reset(new Trial(std::move(measure), trial_calls_));
+        }
+    }
+    if (decision.trial && decision.next_call < decision.trial->calls()) {
+        *trial_call = decision.next_call++;
+        return decision.trial->choice(*trial_call);
+    }
+    return decision.choice;
+}
+
+// The rule of coll_hier_dynamic_rules that decides this call of auto, if
+// one covers it and names an algorithm (or the fallback): *choice, and
+// *window when the rule gives one. Looked up at every call (no allocation):
+// rules split sizes where auto's size classes do not.
+bool Communicator::ruled(hier_op_t op, size_t block_bytes, Choice *choice, int *window) const
+{
+    if (!rules_) {
+        return false;
+    }
+    const int size = topology_.size();
+    const RuleMatch rule = rules_->find(op, size, rules_message_bytes(op, block_bytes, size));
+    if (rule.algorithm == HIER_ALG_AUTO) {
+        return false;
+    }
+    *choice = rule.algorithm == HIER_ALG_FALLBACK ? fallback(kByRule) : choose_requested(op, rule.algorithm, topology_);
+    if (rule.window > 0) {
+        *window = rule.window;
+    }
+    return true;
+}
+
+// Whether every later call of block_bytes' class falls back, as this one
+// did: auto has decided and measures no more, or the requested algorithm
+// does not apply.
+bool Communicator::fallback_settled(hier_op_t op, int requested, size_t block_bytes)
+{
+    if (requested != HIER_ALG_AUTO) {
+        return !choose_requested(op, requested, topology_).algorithm;
+    }
+    // Where the rules cover op, a later call of the class may fall under another rule.
+    if (rules_ && !rules_->ops[op].empty()) {
+        return false;
+    }
+    const Decision &decision = decision_for(op, block_bytes);
+    return decision.made && !decision.trial && !decision.choice.algorithm;
+}
+
+const hier_schedule *Communicator::schedule_of(hier_op_t op, const Choice &choice, int root)
+{
+    auto &cached = cache_[{int(op), choice.id, root}];
+    if (!cached) {
+        try {
+            cached.reset(new hier_schedule{choice.algorithm->build(topology_, rank_, root)});
+        } catch (...) {
+            cache_.erase({int(op), choice.id, root});
+            throw;
+        }
+    }
+    return cached.get();
+}
+
+// What the verbose line says of a schedule's settings, after its reason: the
+// window, when it is not 1 (MPI_T may differ between communicators); and the
+// backbone pieces, where there are clusters to cut messages between.
+void Communicator::describe(hier_op_t op, int window, std::string *reason) const
+{
+    if (window > 1) {
+        *reason += (reason->empty() ? "" : "; ") + std::string("window ") + std::to_string(window);
+    }
+    if (backbone_piece_ != 0 && op != HIER_OP_ALLTOALLV && topology_.cluster_count() > 1) {
+        *reason += (reason->empty() ? "" : "; ") + std::string("backbone pieces of ") +
+                   std::to_string(backbone_piece_) + " B";
+    }
+}
+
+// "size 10, 4 nodes", "size 9, 9 nodes, 2 clusters", "size 16, 1 nodes, torus 4x4"
+void Communicator::where(hier_decision_t *out) const
+{
+    const int clusters = topology_.cluster_count();
+    std::snprintf(out->where, sizeof(out->where),
+                  clusters > 1 ? "size %d, %d nodes, %d clusters" : "size %d, %d nodes", topology_.size(),
+                  topology_.node_count(), clusters);
+    if (topology_.torus()) {
+        const size_t used = std::strlen(out->where);
+        std::snprintf(out->where + used, sizeof(out->where) - used, ", torus %s",
+                      topology_.torus()->describe().c_str());
+    }
+}
+
+void Communicator::decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported,
+                          int verbose, hier_decision_t *out)
+{
+    out->schedule = nullptr;
+    out->window = window_;
+    out->trial_call = -1;
+    out->settled = 0;
+    out->where[0] = out->reason[0] = out->predictions[0] = '\0';
+    if (verbose >= 1) {
+        where(out);
+    }
+    if (unsupported) {
+        out->chosen = HIER_ALG_FALLBACK;
+        write_text(out->reason, sizeof(out->reason), unsupported);
+        return;
+    }
+    std::string predictions, reason;
+    Choice choice;
+    bool by_rule = false;
+    try {
+        by_rule = requested == HIER_ALG_AUTO && ruled(op, block_bytes, &choice, &out->window);
+        if (!by_rule) {
+            choice = requested == HIER_ALG_AUTO
+                         ? decide_auto(op, block_bytes, &out->trial_call, verbose >= 2 ? &predictions : nullptr)
+                         : choose_requested(op, requested, topology_);
+        }
+    } catch (...) {
+        choice = fallback("out of memory deciding");
+    }
+    write_text(out->predictions, sizeof(out->predictions), predictions);
+    out->chosen = choice.id;
+    if (!choice.algorithm) {
+        if (verbose >= 1) {
+            reason = choice.unfit ? std::string(choice.unfit->name) + " does not apply: " + choice.reason
+                                  : std::string(choice.reason);
+            write_text(out->reason, sizeof(out->reason), reason);
+        }
+        out->settled = out->trial_call < 0 && fallback_settled(op, requested, block_bytes);
+        return;
+    }
+    try {
+        out->schedule = schedule_of(op, choice, root);
+    } catch (...) {
+        out->chosen = HIER_ALG_FALLBACK;
+        write_text(out->reason, sizeof(out->reason), "out of memory building the schedule");
+        return;
+    }
+    if (verbose >= 1) {
+        const char *detail = choice.algorithm->detail ? choice.algorithm->detail(topology_) : "";
+        reason = std::string(by_rule ? kByRule : "") + (by_rule && *detail ? "; " : "") + detail;
+        describe(op, out->window, &reason);
+        write_text(out->reason, sizeof(out->reason), reason);
+    }
+}
+
+double *Communicator::trial_seconds(hier_op_t op, size_t block_bytes, int *calls)
+{
+    Trial &trial = *decision_for(op, block_bytes).trial;
+    *calls = trial.calls();
+    return trial.seconds().data();
+}
+
+bool Communicator::trial_conclude(hier_op_t op, size_t block_bytes, hier_decision_t *out)
+{
+    Decision &decision = decision_for(op, block_bytes);
+    std::string line;
+    out->schedule = nullptr;
+    out->window = window_;
+    out->trial_call = -1;
+    out->settled = 0;
+    out->where[0] = out->reason[0] = out->predictions[0] = '\0';
+    try {
+        if (decision.trial->extend(&line)) {
+            write_text(out->predictions, sizeof(out->predictions), line);
+            return false;
+        }
+        decision.choice = decision.trial->conclude(&line);
+    } catch (...) {
+        decision.choice = fallback("out of memory concluding the measurement");
+    }
+    decision.trial.reset();
+    out->chosen = decision.choice.id;
+    std::string reason = decision.choice.reason ? decision.choice.reason : "";
+    if (decision.choice.algorithm) {
+        describe(op, window_, &reason);
+    }
+    where(out);
+    write_text(out->reason, sizeof(out->reason), reason);
+    write_text(out->predictions, sizeof(out->predictions), line);
+    return true;
+}
+
+} // namespace hier
