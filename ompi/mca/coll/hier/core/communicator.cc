@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "cost.h"
@@ -245,8 +246,20 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_ca
     Decision &decision = decision_for(op, block_bytes);
     if (!decision.made) {
         std::vector<TrialRow> measure;
+        // The model's work is shared out over the ranks (autoselect.h,
+        // ModelShare) when the glue lent an agreement: each rank simulates
+        // its part, one allreduce combines them.
+        ModelShare share;
+        if (agree_.fn) {
+            share.index = rank_;
+            share.count = topology_.size();
+            share.agree = [this](double *values, size_t length) {
+                return length <= size_t(std::numeric_limits<int>::max()) &&
+                       agree_.fn(agree_.ctx, values, int(length)) == 0;
+            };
+        }
         decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_, costs_,
-                                      predictions, &measure);
+                                      predictions, &measure, share);
         decision.made = true;
         if (!measure.empty() && trial_calls_ > 0) {
             decision.trial.reset(new Trial(std::move(measure), trial_calls_));
