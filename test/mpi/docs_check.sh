@@ -8,7 +8,11 @@
 #     FORM names every value an enum parameter accepts;
 #   - that every parameter row of docs/parameters.md is one ompi_info lists;
 #   - that every relative link of README.md and docs/*.md names a file that
-#     exists.
+#     exists;
+#   - that docs/architecture.md's map names every source file of the
+#     component (FILE, or STEM.* for a .cc and its .h), and, where graphviz's
+#     dot is installed, that docs/architecture.svg is what `make docs` draws
+#     from docs/architecture.dot.
 # The last line of output is "docs-check: N passed, M failed"; the exit code is
 # nonzero if anything failed.
 #
@@ -103,6 +107,23 @@ for doc in "$readme" "$top"/docs/*.md; do
         fi
     done < <(grep -oE '\]\([^)]+\)' "$doc" | sed 's/^](\(.*\))$/\1/' | grep -vE '^[a-z]+:')
 done
+
+# ------------------------------------------------------- the architecture map
+
+architecture=$top/docs/architecture.md
+for source in "$top"/ompi/mca/coll/hier/*.[ch] "$top"/ompi/mca/coll/hier/core/*.cc \
+    "$top"/ompi/mca/coll/hier/core/*.h; do
+    [[ -e $source ]] || continue
+    base=$(basename "$source") stem=${base%.*}
+    if grep -qE "(^|[^A-Za-z0-9_])(${base//./\\.}|${stem}\.\*)([^A-Za-z0-9_]|$)" "$architecture"; then pass; else
+        fail "docs/architecture.md's map (Where things are) does not name ${source#"$top"/}: add it with its job"
+    fi
+done
+if command -v dot >/dev/null && [[ -e $top/docs/architecture.dot ]]; then
+    if dot -Tsvg "$top/docs/architecture.dot" | cmp -s - "$top/docs/architecture.svg"; then pass; else
+        fail "docs/architecture.svg is not what docs/architecture.dot draws: run make docs"
+    fi
+fi
 
 echo "docs-check: $passed passed, $failed failed"
 ((failed == 0))
