@@ -2,6 +2,9 @@
 # Runs every test of coll/hier, layer by layer (docs/architecture.md):
 #   unit     the core, GoogleTest, no MPI                   (make check)
 #   mpi      mpirun on this host with imposed node maps      (make check)
+#   sanitize unit and mpi again under ASan and UBSan: every
+#            unit test, the MPI layer's runs generated from the
+#            registry with quick counts        (make check-sanitize)
 #   cluster  the emulated multi-node cluster and its delay line (root and
 #            network namespaces; reported as skipped without them)
 # against the component built in this tree, not an installed one. Builds
@@ -36,7 +39,10 @@ last_counts() {
 
 # unit and mpi: make check runs both; GoogleTest's summary is in the
 # automake harness's log, the MPI driver's is its last line.
-make -k check 2>&1 | tee "$log"
+# HIER_MPI_QUICK (set for the Open MPI 5.0 tree's run below): the MPI
+# layer's runs generated from the registry with quick counts there, since
+# the full counts ran here already on the same schedules.
+make -k check ${HIER_MPI_QUICK:+HIER_MPI_TEST_FLAGS=--quick} 2>&1 | tee "$log"
 ((PIPESTATUS[0] == 0)) || status=1
 unit_log=test/unit/hier_unit_tests.log
 unit_passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$unit_log" 2>/dev/null | tail -n1)
@@ -69,6 +75,13 @@ layer() {
     count "$label" "$p" "$f" "${s:-0}"
 }
 
+# sanitize: once, on this host's Open MPI (not again in the Open MPI 5.0
+# tree's run below, which sets HIER_SKIP_SANITIZE): its build and runs take
+# about as long as the plain unit and MPI layers' quick part.
+if [ -z "${HIER_SKIP_SANITIZE:-}" ]; then
+    layer "sanitize (ASan, UBSan)" make check-sanitize
+fi
+
 # cluster: each script prints its counts last, or "SKIP: why" and exits 77.
 for test in test/cluster/test_delayline.sh test/cluster/run_cluster_tests.sh; do
     layer "cluster ($test)" env HIER_DELAYLINE="$PWD/contrib/cluster/hier-delayline" bash "$test"
@@ -81,7 +94,7 @@ source contrib/mpirun-local.sh   # hier_ompi_series
 if [ "$(hier_ompi_series)" = 4.1 ] && [ -z "${HIER_SKIP_OMPI5:-}" ]; then
     if contrib/with-ompi5 --setup; then
         ompi5_tree=$(contrib/with-ompi5 --tree pwd)
-        layer "open-mpi 5.0 (unit, mpi, cluster)" contrib/with-ompi5 --tree contrib/run-tests.sh
+        layer "open-mpi 5.0 (unit, mpi, cluster)" contrib/with-ompi5 --tree env HIER_SKIP_SANITIZE=1 HIER_MPI_QUICK=1 contrib/run-tests.sh
         layer "open-mpi 5.0 loads hier built for 4.1" \
             contrib/with-ompi5 test/mpi/other_series.sh ompi/mca/coll/hier/.libs/mca_coll_hier.so "$ompi5_tree/test/mpi/coll_check"
         layer "open-mpi 4.1 loads hier built for 5.0" \
