@@ -209,10 +209,10 @@ readonly COLL_RUNS=(
 readonly COLL_LAYOUTS=(
     "scatter|4,3,2,1||"
     "scatter|5,1,1||"
-    "scatter|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|#4x4"
     "scatter|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|#2x2x2"
     "scatter|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|#1x3x2"
     "scatter|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096 --cart 2x4|#2x4@coll_check cart-2x4"
+    "scatter|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|#4x4"
     "gather|4,3,2,1||"
     "gather|1,2,3||"
     "gather|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|#2x2x2"
@@ -226,9 +226,11 @@ readonly COLL_LAYOUTS=(
     "barrier|1,2,3||"
 )
 # The layouts every alltoallv row of the registry runs on, with the
-# fallback and auto: "NODE MAP|CLUSTERS|CHECKER ARGUMENTS".
+# fallback and auto: "NODE MAP|CLUSTERS|CHECKER ARGUMENTS"; SMP nodes (p =
+# 10, and 4 for xor's powers of two), clusters of SMP and one-process nodes.
 readonly ALLTOALLV_LAYOUTS=(
     "4,3,2,1||"
+    "3,1||"
     "2,2,1,1,1|2,3|"
     "1,1,1,1,1,1,1|2,2,3|--comms world,parity"
 )
@@ -703,7 +705,7 @@ for layout in "${COLL_LAYOUTS[@]}"; do
     registry_fit "$op" "$map" "" "$torus"
     select_rows "coll_check:$op"
     if ((one_layout && ${#todo[@]} == 0)); then layout_no=$((layout_no + 1)); continue; fi
-    [[ -z ${reference_checksum[$key]:-} ]] && run_coll "$op" fallback 1 "$map" "fallback${comm:+@$comm}" "$key"
+    [[ -z ${reference_checksum[$key]:-} ]] && run_coll "$op" fallback 1 "$map" "fallback$where" "$key"
     for i in "${todo[@]}"; do
         row=${rows[$i]}
         generated=$((generated + 1))
