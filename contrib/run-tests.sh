@@ -3,8 +3,8 @@
 #   unit     the core, GoogleTest, no MPI                   (make check)
 #   mpi      mpirun on this host with imposed node maps      (make check)
 #   sanitize unit and mpi again under ASan and UBSan: every
-#            unit test, the MPI layer's runs generated from the
-#            registry with quick counts        (make check-sanitize)
+#            unit test; each row of the registry once through
+#            each checker of its collective    (make check-sanitize)
 #   cluster  the emulated multi-node cluster and its delay line (root and
 #            network namespaces; reported as skipped without them)
 # against the component built in this tree, not an installed one. Builds
