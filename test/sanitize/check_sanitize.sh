@@ -9,6 +9,8 @@
 #   WORKDIR  where the sanitized tree is configured and built (WORKDIR/build)
 #            and the MPI layer's logs go (WORKDIR/mpi-logs)
 # environment:
+#   HIER_SANITIZE_REUSE  set: keep WORKDIR/build if it was configured (make
+#                      brings it up to date) and run the layers again
 #   HIER_SANITIZE_UNIT_FILTER  GoogleTest filter of the unit tests run
 #                      (default: all but the three largest random sweeps,
 #                      which repeat on up to 256 ranks the paths the others
@@ -50,11 +52,13 @@ status=0
 
 say() { echo "check-sanitize: $*"; }
 
-rm -rf "$work/build" "$work/mpi-logs"
+rm -rf "$work/mpi-logs"
+[[ -n ${HIER_SANITIZE_REUSE:-} && -f $work/build/config.status ]] || rm -rf "$work/build"
 mkdir -p "$work/build"
 cd "$work/build" || exit 2
 say "configure and build in $work/build ($flags)"
-if ! "$src/configure" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined" \
+if [[ ! -f config.status ]] &&
+   ! "$src/configure" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined" \
         >configure.log 2>&1; then
     tail -n 20 configure.log; say "configure failed"; exit 1
 fi
