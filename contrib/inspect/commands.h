@@ -22,6 +22,7 @@ int torus(const Arguments &args);
 int embed(const Arguments &args);
 int embed_gains(const Arguments &args);
 int rules(const Arguments &args);
+int registry(const Arguments &args);
 
 // Pair costs drawn from 1..max, symmetric, the same for a seed everywhere.
 CostMatrix random_cost_matrix(int n, int max, uint64_t seed);

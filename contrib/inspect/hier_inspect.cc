@@ -59,6 +59,10 @@ const Command kCommands[] = {
      "the rules auto would apply on those nodes, per collective and size class of blocks up to B (1 MiB), "
      "as a coll_hier_dynamic_rules file to freeze and edit (docs/rules-file.md)",
      rules},
+    {"registry", "registry [COLLECTIVE [NODE_SIZES [--clusters SIZES] [--torus DIMS]]]",
+     "the core's table of algorithms, one row a line: collective, id (coll_hier_<collective>_algorithm's value) "
+     "and name; with a machine, whether each row applies there (or why not); the MPI tests run every row",
+     registry},
     {"torus", "torus DIMS",
      "the OPT partition of a torus of the given sizes, e.g. 7x5 or 4x8x8 (region sizes, a picture for two "
      "dimensions), the lower bound, and the simulated steps of opt and sdf scatter and gather",

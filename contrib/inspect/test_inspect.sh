@@ -46,6 +46,11 @@ expect 0 embed-gains --sizes 8,16 --topologies 3 --max 20
 expect 2 embed-gains --sizes 12
 expect 2 embed-gains --topologies
 expect 2 nonesuch
+expect 0 registry
+grep -q '^alltoall [0-9]* factor$' /tmp/hier-inspect.$$ || { echo "FAIL: hier-inspect registry does not list alltoall factor"; failed=1; }
+expect 0 registry scatter
+grep -q -v '^scatter ' /tmp/hier-inspect.$$ && { echo "FAIL: hier-inspect registry scatter lists other collectives"; failed=1; }
+expect 2 registry nonesuch
 expect 0 alltoall 4,3,2,1 --costs node=1us:40Gbit/s,network=50us:200Mbit/s --bytes 65536
 expect 0 alltoall 8
 expect 2 alltoall 4,3 --costs network=30us

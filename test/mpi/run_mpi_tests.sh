@@ -2,9 +2,18 @@
 # run_mpi_tests.sh: the MPI test layer of coll/hier (DESIGN.md, "Testing layers").
 #
 # Runs alltoall_check under mpirun on one host with node maps that impose
-# uneven SMP nodes, for every alltoall algorithm, alltoallv_check for the
-# alltoallv algorithms, and coll_check for scatter, gather, allgather,
-# allreduce and barrier from one table of runs (COLL_RUNS), and checks
+# uneven SMP nodes (and clusters of them), alltoallv_check and coll_check
+# (scatter, gather, allgather, allreduce, barrier). Every row of the core's
+# registry (hier-inspect registry: the rows ompi_info lists for
+# coll_hier_<collective>_algorithm) runs through the checker of its
+# collective on every layout of that checker's list (ALLTOALL_LAYOUTS,
+# ALLTOALLV_LAYOUTS, COLL_LAYOUTS): a new row is tested with no edit here.
+# Where the registry says a row does not apply to a layout, the run uses
+# the checker's smallest counts and the component's verbose line must say
+# so ("fallback (ROW does not apply: WHY)"); every row must apply to at
+# least one layout of its checker. Then hand-made runs check auto, the
+# settings (embeddings, cost sources, pieces, rules files) and bad values.
+# It checks
 #   - that every case matches the point-to-point reference (the checkers);
 #   - that the verbose line names the algorithm that was asked for;
 #   - that every run's checksum equals the fallback run's for the same
@@ -14,13 +23,26 @@
 # The last line of output is "N passed, M failed"; the exit code is nonzero if
 # anything failed.
 #
-# usage: run_mpi_tests.sh [--plain] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK COLL_CHECK ALLTOALLV_CHECK
+# usage: run_mpi_tests.sh [--plain] [--rows-only] [--quick] [--one-layout] [--logdir DIR] [--timeout SEC] ALLTOALL_CHECK COLL_CHECK ALLTOALLV_CHECK
 #   --plain    run the matrix without coll/hier (coll list without "hier",
 #              no verbose or error-line assertions): checks the checkers and
 #              this driver against plain Open MPI
 #   --logdir   where each run's stdout/stderr go (default: a new temp dir)
 #   --timeout  seconds before a run counts as hung (default 120)
+#   --rows-only  only the runs generated from the registry (with their
+#              fallback references), not the hand-made ones after them
+#   --quick    the generated runs with the checkers' quick counts (every
+#              datatype and communicator still; alltoallv_check without its
+#              large pattern)
+#   --one-layout  each row through each checker once, on the first layout
+#              where it applies (and that layout's fallback): a sample of
+#              the generated runs, for the sanitizers' run
 # environment:
+#   HIER_INSPECT        hier-inspect (default: contrib/inspect/hier-inspect
+#                       beside this script), which lists the registry
+#   HIER_BENCH          hier_bench, for the MPI_T selection check
+#   HIER_MPIRUN_ENV     NAME=VALUE words each passed to the ranks with mpirun
+#                       -x (e.g. LD_PRELOAD of a sanitizer runtime)
 #   HIER_COMPONENT_DIR  directory holding an uninstalled mca_coll_hier.so; put
 #                       first on mca_base_component_path
 #   MPIRUN              mpirun command (default: mpirun)
@@ -29,6 +51,9 @@ set -euo pipefail
 # ------------------------------------------------------------------ options
 
 plain=0
+rows_only=0
+quick=0
+one_layout=0
 logdir=""
 timeout_s=120
 usage() { sed -n '/^# usage:/,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
@@ -36,6 +61,9 @@ usage() { sed -n '/^# usage:/,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}/
 while (($#)); do
     case "$1" in
         --plain) plain=1 ;;
+        --rows-only) rows_only=1 ;;
+        --quick) quick=1 ;;
+        --one-layout) one_layout=1 ;;
         --logdir) logdir=${2:?--logdir needs a directory}; shift ;;
         --timeout) timeout_s=${2:?--timeout needs seconds}; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -62,19 +90,26 @@ MPIRUN=${MPIRUN:-mpirun}
 
 # Node maps (node sizes of consecutive ranks); p is their sum.
 readonly MAPS=("1" "2,1" "1,2,3" "4,3,2,1" "5,1,1" "3,3,3" "5,4,4,2,1")
-# ALGORITHM[:WINDOW]: coll_hier_window too, so that the strict round order
-# (1, the default) and windows of rounds in flight both run over real MPI.
-readonly ALGORITHMS=(factor factor:64 edgecolor:8 pairwise:4 auto)
+# The layouts every alltoall row of the registry runs on, with the fallback
+# (first: its checksum is the reference) and auto: "NODE MAP|CLUSTERS|
+# CHECKER ARGUMENTS" (CLUSTERS: coll_hier_cluster_map, sizes in nodes).
+# The MAPS, then clusters: of one-process nodes, of SMP nodes, and three;
+# the last three run the checker's --quick counts, to keep the layer's time
+# down. p = 1: comm_query declines size-1 communicators, so no row runs
+# there (the fallback and auto do, and print nothing).
+ALLTOALL_LAYOUTS=()
+for map in "${MAPS[@]}"; do ALLTOALL_LAYOUTS+=("$map||"); done
+ALLTOALL_LAYOUTS+=("1,1,1,1,1,1,1|3,4|" "2,2,1,1,1|2,3|" "3,1,2|2,1|--quick" "1,1,1,1,1,1,1|2,2,3|--quick"
+                   "2,1,1,2,1,1|2,2,2|--quick")
+readonly ALLTOALL_LAYOUTS
+# The rows run with coll_hier_window set in turn to each of these, so that
+# the strict round order (1, the default) and windows of rounds in flight
+# both run over real MPI: row i on layout j takes WINDOWS[(i + j) % 3].
+readonly WINDOWS=(1 4 64)
 # What `auto` must pick on these maps, with the link costs unknown: Open
 # MPI's own (tuned's linear for these sizes, or its Bruck at p = 16, which
 # no hier row beats on every machine the costs could be).
 readonly AUTO_EXPECTED=fallback
-# The textbook family, on the maps that show its shapes (not every map:
-# the MPI layer's time; the unit tests run every p up to 64):
-# "map|ALGORITHM[:WINDOW]". ring: p = 6 and 7; ring2: p = 3 and 10; mesh:
-# 2 x 3 and 3 x 3; xor: p = 16, the one power of two.
-readonly TEXTBOOK_RUNS=("1,2,3|ring" "5,1,1|ring:4" "2,1|ring2" "4,3,2,1|ring2:3"
-                        "1,2,3|mesh" "3,3,3|mesh:2" "5,4,4,2,1|xor:8")
 # Bad values: "p|node map|algorithm|parameter the error line must name[|NAME=VALUE]",
 # the last an extra MCA parameter.
 readonly BAD_VALUES=(
@@ -156,19 +191,48 @@ readonly COLL_RUNS=(
     "allreduce|hypercube:3|2,2,2|--mca coll_hier_hypercube_embedding eff --mca coll_hier_cost probe -- --cart 3x2|hypercube"
     "allgather|hypercube|3,3,3|--mca coll_hier_hypercube_embedding tsts|hypercube"
     "allgather|hypercube:64|2,1|--mca coll_hier_cost file:$(cost_file nodes 2)|hypercube"
-    # Tori: coll_hier_torus_dims (world, dup and reversed have its size; the
-    # parity halves have no torus and fall back) and periodic Cartesian
-    # communicators (coll_check's cart-DIMS), which win over the parameter.
-    # Counts 0, 1 and 4096 (7 adds time, not cases: no count is special
-    # here); 16 ranks once (every root costs 25 s there), the rest on 6 and 8.
-    "scatter|opt|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|opt#4x4"
-    "scatter|sdf:4|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|sdf#2x2x2"
+    # auto on tori (the registry's rows run on them from COLL_LAYOUTS).
     "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 4096,0,1|opt#2x2x2"
-    "gather|opt:8|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|opt#2x2x2"
-    "scatter|opt|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|opt#1x3x2"
-    "gather|sdf|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|sdf#1x3x2"
-    "scatter|opt|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096 --cart 2x4|opt#2x4@coll_check cart-2x4"
     "gather|auto|2,2,2,2|-- --counts 4096,0,1 --cart 2x4|opt#2x4@coll_check cart-2x4"
+)
+# The layouts every row of the registry for these collectives runs on:
+# "collective|node map|extra args|where", extra args as in COLL_RUNS; where:
+# what the verbose line must add to the row's name, #DIMS[@COMMUNICATOR]
+# as in COLL_RUNS (empty: the row's name alone on MPI_COMM_WORLD). A row
+# runs with the fallback's checksum as reference (the driver runs the
+# fallback first where no row of COLL_RUNS did). Tori: coll_hier_torus_dims
+# (world, dup and reversed have its size; the parity halves have no torus
+# and fall back) and periodic Cartesian communicators (coll_check's
+# cart-DIMS), which win over the parameter. Counts 0, 1 and 4096 (7 adds
+# time, not cases: no count is special here); 16 ranks once, for scatter
+# (every root costs 25 s there), the rest on 6 and 8.
+readonly COLL_LAYOUTS=(
+    "scatter|4,3,2,1||"
+    "scatter|5,1,1||"
+    "scatter|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|#2x2x2"
+    "scatter|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|#1x3x2"
+    "scatter|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096 --cart 2x4|#2x4@coll_check cart-2x4"
+    "scatter|4,4,4,4|--mca coll_hier_torus_dims 4x4 -- --counts 0,1,4096|#4x4"
+    "gather|4,3,2,1||"
+    "gather|1,2,3||"
+    "gather|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 0,1,4096|#2x2x2"
+    "gather|2,2,2|--mca coll_hier_torus_dims 1x3x2 -- --counts 0,1,4096|#1x3x2"
+    "gather|2,2,2,2|-- --counts 4096,0,1 --cart 2x4|#2x4@coll_check cart-2x4"
+    "allgather|3,3,3||"
+    "allgather|2,1||"
+    "allreduce|4,3,2,1||"
+    "allreduce|2,2,2|-- --cart 3x2|"
+    "barrier|5,4,4,2,1|-- --cart 4x4|"
+    "barrier|1,2,3||"
+)
+# The layouts every alltoallv row of the registry runs on, with the
+# fallback and auto: "NODE MAP|CLUSTERS|CHECKER ARGUMENTS"; SMP nodes (p =
+# 10, and 4 for xor's powers of two), clusters of SMP and one-process nodes.
+readonly ALLTOALLV_LAYOUTS=(
+    "4,3,2,1||"
+    "3,1||"
+    "2,2,1,1,1|2,3|"
+    "1,1,1,1,1,1,1|2,2,3|--comms world,parity"
 )
 # coll_hier_torus_dims that does not parse or fit: "collective|node map|value",
 # with opt asked for; one error line, and the fallback's results (a row
@@ -206,6 +270,12 @@ coll_list=hier,tuned,libnbc,basic,inter,self
 ((plain)) && coll_list=tuned,libnbc,basic,inter,self
 mpirun_args=(--allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1
              --timeout "$timeout_s")
+for word in ${HIER_MPIRUN_ENV:-}; do mpirun_args+=(-x "$word"); done
+inspect=${HIER_INSPECT:-$(dirname "$0")/../../contrib/inspect/hier-inspect}
+if [[ ! -x $inspect ]]; then
+    echo "run_mpi_tests.sh: $inspect is not built (make, or set HIER_INSPECT): it lists the registry's rows" >&2
+    exit 2
+fi
 if [[ -n ${HIER_COMPONENT_DIR:-} ]] && ((!plain)); then
     if [[ ! -e $HIER_COMPONENT_DIR/mca_coll_hier.so ]]; then
         echo "run_mpi_tests.sh: no mca_coll_hier.so in HIER_COMPONENT_DIR=$HIER_COMPONENT_DIR" >&2
@@ -451,39 +521,246 @@ echo "run_mpi_tests.sh: Open MPI ${ompi_version:-unknown}, coll list $coll_list,
 ((bruck_bug)) && echo "run_mpi_tests.sh: pinning tuned alltoall to pairwise for p >= $BRUCK_BUG_MIN_P (open-mpi/ompi#10488)"
 start=$SECONDS
 
-# run_variant MAP VARIANT: one run of ALGORITHM[:WINDOW] on a node map,
-# checked for results, the checksum against the fallback's (or recorded as
-# the reference, for the fallback) and the verbose line.
-run_variant() {
-    local map=$1 variant=$2 p alg window=1 name want
-    p=$(map_size "$map")
-    alg=${variant%%:*}
-    [[ $variant == *:* ]] && window=${variant#*:}
-    name="map=$map p=$p alg=$alg window=$window"
-    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_window "$window" \
-        --mca coll_hier_alltoall_algorithm "$alg" --mca coll_hier_verbose 1 -- "$alltoall_checker"
-    check_result "$name: results"
-    if [[ $alg == fallback && -z ${reference_checksum[$p]:-} ]]; then
-        reference_checksum[$p]=$(log_checksum)
-    else
-        check_checksum "$name: checksum" "$p"
+# ------------------------------------------------- runs from the registry
+
+# The registry's rows of each collective, from the build: hier-inspect
+# registry prints "COLLECTIVE ID NAME" per row; with a machine, "applies" or
+# "unfit: WHY" after it, from the row's own unfit (the reason the component
+# names in its verbose line when that row is asked for there).
+# registry_fit OP MAP [CLUSTERS] [TORUS]: sets the arrays rows (OP's rows in
+# table order) and unfit (row -> why it does not apply here, or empty).
+declare -A unfit
+registry_fit() {
+    local args=("$1" "$2") op_name id row verdict
+    [[ -n ${3:-} ]] && args+=(--clusters "$3")
+    [[ -n ${4:-} ]] && args+=(--torus "$4")
+    rows=()
+    unfit=()
+    while read -r op_name id row verdict; do
+        rows+=("$row")
+        unfit[$row]=""
+        [[ $verdict == unfit:* ]] && unfit[$row]=${verdict#unfit: }
+    done < <("$inspect" registry "${args[@]}")
+    if ((${#rows[@]} == 0)); then
+        echo "run_mpi_tests.sh: $inspect registry ${args[*]} listed no rows" >&2
+        exit 2
     fi
-    want=$alg
-    [[ $alg == auto ]] && want=$AUTO_EXPECTED
-    # xor runs only on a power-of-two number of ranks; elsewhere it falls back.
-    [[ $alg == xor ]] && (((p & (p - 1)) != 0)) && want=fallback
-    ((plain)) || check_verbose "$name: verbose" "$map" alltoall "$want"
 }
 
-for map in "${MAPS[@]}"; do
-    # Fallback first: its checksum is the reference for the others.
-    for variant in fallback "${ALGORITHMS[@]}"; do
-        run_variant "$map" "$variant"
+# Counts of what was generated: runs, runs where the row did not apply,
+# and per "PROGRAM ROW" the layouts where it applied.
+generated=0 not_applicable=0
+declare -A applied
+
+# select_rows LABEL: sets todo to the indexes of rows to run on this
+# layout (after registry_fit): every row, or with --one-layout those that
+# apply here and have not run through the checker (LABEL "CHECKER",
+# "coll_check:COLLECTIVE") yet.
+select_rows() {
+    local i
+    todo=()
+    for i in "${!rows[@]}"; do
+        if ((!one_layout)) || [[ -z ${unfit[${rows[$i]}]} && -z ${applied["$1 ${rows[$i]}"]:-} ]]; then
+            todo+=("$i")
+        fi
     done
+}
+
+# window_for ROW_INDEX LAYOUT_INDEX
+window_for() { echo "${WINDOWS[$((($1 + $2) % ${#WINDOWS[@]}))]}"; }
+
+# check_unfit_line NAME OP ROW WHY [COMMUNICATOR]: the verbose line of the
+# communicator (MPI_COMM_WORLD) says the row does not apply, and why.
+check_unfit_line() {
+    local comm=${5:-MPI_COMM_WORLD} line
+    line=$(cat "$log.out" "$log.err" | grep -F "coll:hier: $2 on $comm (" || true)
+    if [[ $line == *"): fallback ($3 does not apply: $4)" ]]; then
+        pass "$1: does not apply ($4)"
+    else
+        fail "$1: does not apply" "expected '$comm (...): fallback ($3 does not apply: $4)', got: ${line:-none}" "$log"
+    fi
+}
+
+# run_row CHECKER OP ALGORITHM WINDOW MAP CLUSTERS KEY WANT [ARGS...]: one
+# alltoall_check or alltoallv_check run of a row, the fallback or auto on a
+# layout: results, the checksum against KEY's fallback (the fallback sets it)
+# and the verbose line naming WANT. A row of the registry that does not
+# apply there (unfit) runs the checker's smallest counts and its line must
+# say why; no checksum (other counts than the reference's).
+run_row() {
+    local checker=$1 op=$2 alg=$3 window=$4 map=$5 clusters=$6 key=$7 want=$8 p name why=""; shift 8
+    local cluster_args=() args=("$@") nclusters=1
+    p=$(map_size "$map")
+    [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters") && nclusters=$(map_nodes "$clusters")
+    [[ $alg != fallback && $alg != auto ]] && why=${unfit[$alg]}
+    if [[ -n $why ]]; then
+        case $op in
+            alltoall) args+=(--counts 0,1) ;;
+            alltoallv) args+=(--counts uniform,zeros --types int,vector) ;;
+        esac
+    fi
+    name="$op map=$map${clusters:+ clusters=$clusters} p=$p alg=$alg window=$window${args[*]:+ ${args[*]}}"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+        --mca coll_hier_window "$window" --mca "coll_hier_${op}_algorithm" "$alg" --mca coll_hier_verbose 1 \
+        -- "$checker" "${args[@]}"
+    check_result "$name: results"
+    if [[ -n $why ]]; then
+        not_applicable=$((not_applicable + 1))
+        if ((!plain)); then
+            check_verbose "$name: verbose" "$map" "$op" fallback "$nclusters"
+            ((p > 1)) && check_unfit_line "$name" "$op" "$alg" "$why"
+        fi
+        return 0
+    fi
+    if [[ $alg == fallback && -z ${reference_checksum[$key]:-} ]]; then
+        reference_checksum[$key]=$(log_checksum)
+    else
+        check_checksum "$name: checksum" "$key"
+    fi
+    ((plain)) || check_verbose "$name: verbose" "$map" "$op" "$want" "$nclusters"
+}
+
+# alltoall_check: the fallback, every alltoall row, auto, on every layout.
+# What auto must pick there, with the link costs unknown: Open MPI's own
+# (AUTO_EXPECTED; across clusters too, on these small maps).
+layout_no=0
+for layout in "${ALLTOALL_LAYOUTS[@]}"; do
+    IFS='|' read -r map clusters args <<<"$layout"
+    read -ra checker_args <<<"$args"
+    ((quick)) && checker_args+=(--quick)
+    p=$(map_size "$map")
+    key=$p
+    [[ -n $clusters ]] && key="$p/$clusters/$args"
+    registry_fit alltoall "$map" "$clusters"
+    select_rows alltoall_check
+    ((p == 1)) && todo=()   # see ALLTOALL_LAYOUTS
+    if ((one_layout && ${#todo[@]} == 0)); then layout_no=$((layout_no + 1)); continue; fi
+    run_row "$alltoall_checker" alltoall fallback 1 "$map" "$clusters" "$key" fallback "${checker_args[@]}"
+    for i in "${todo[@]}"; do
+        row=${rows[$i]}
+        generated=$((generated + 1))
+        [[ -z ${unfit[$row]} ]] && applied["alltoall_check $row"]=$((${applied["alltoall_check $row"]:-0} + 1))
+        run_row "$alltoall_checker" alltoall "$row" "$(window_for "$i" "$layout_no")" "$map" "$clusters" "$key" \
+            "$row" "${checker_args[@]}"
+    done
+    ((one_layout)) ||
+        run_row "$alltoall_checker" alltoall auto 1 "$map" "$clusters" "$key" "$AUTO_EXPECTED" "${checker_args[@]}"
+    layout_no=$((layout_no + 1))
 done
-for run in "${TEXTBOOK_RUNS[@]}"; do
-    run_variant "${run%%|*}" "${run#*|}"
+
+# alltoallv_check (count patterns with zeros, every datatype class,
+# MPI_IN_PLACE): the fallback, every alltoallv row, auto (Open MPI's own on
+# SMP nodes, lg_at_once across clusters: its rule).
+layout_no=0
+for layout in "${ALLTOALLV_LAYOUTS[@]}"; do
+    IFS='|' read -r map clusters args <<<"$layout"
+    read -ra checker_args <<<"$args"
+    ((quick)) && checker_args+=(--counts uniform,zeros,random,one-sender,empty)
+    comms_in_use=world,dup,parity,reversed
+    [[ $args == *--comms* ]] && comms_in_use=${args#*--comms }
+    key="alltoallv/$(map_size "$map")/$args"
+    registry_fit alltoallv "$map" "$clusters"
+    select_rows alltoallv_check
+    if ((one_layout && ${#todo[@]} == 0)); then layout_no=$((layout_no + 1)); continue; fi
+    run_row "$alltoallv_checker" alltoallv fallback 1 "$map" "$clusters" "$key" fallback "${checker_args[@]}"
+    for i in "${todo[@]}"; do
+        row=${rows[$i]}
+        generated=$((generated + 1))
+        [[ -z ${unfit[$row]} ]] && applied["alltoallv_check $row"]=$((${applied["alltoallv_check $row"]:-0} + 1))
+        run_row "$alltoallv_checker" alltoallv "$row" "$(window_for "$i" "$layout_no")" "$map" "$clusters" "$key" \
+            "$row" "${checker_args[@]}"
+    done
+    ((one_layout)) || run_row "$alltoallv_checker" alltoallv auto 1 "$map" "$clusters" "$key" \
+        "$( [[ -n $clusters ]] && echo lg_at_once || echo fallback)" "${checker_args[@]}"
+    layout_no=$((layout_no + 1))
 done
+comms_in_use=world,dup,parity,reversed
+
+# split_extra EXTRA: mpirun arguments into mpirun_extra, those after a lone
+# -- into checker_extra (COLL_RUNS and COLL_LAYOUTS).
+split_extra() {
+    local word words after=0
+    mpirun_extra=() checker_extra=()
+    read -ra words <<<"$1"
+    for word in "${words[@]}"; do
+        if ((!after)) && [[ $word == -- ]]; then after=1
+        elif ((after)); then checker_extra+=("$word")
+        else mpirun_extra+=("$word"); fi
+    done
+}
+
+# coll_check: every row of each collective's registry on every layout of
+# that collective, after the fallback there (its checksum the reference).
+layout_no=0
+for layout in "${COLL_LAYOUTS[@]}"; do
+    IFS='|' read -r op map extra where <<<"$layout"
+    split_extra "$extra"
+    ((quick)) && [[ $op != barrier ]] && checker_extra+=(--quick)
+    p=$(map_size "$map")
+    key="$op p=$p${checker_extra[*]:+ ${checker_extra[*]}}"
+    torus=""
+    [[ $where == \#* ]] && torus=${where#\#} && torus=${torus%%@*}
+    comm=""
+    [[ $where == *@* ]] && comm=${where#*@}
+    registry_fit "$op" "$map" "" "$torus"
+    select_rows "coll_check:$op"
+    if ((one_layout && ${#todo[@]} == 0)); then layout_no=$((layout_no + 1)); continue; fi
+    [[ -z ${reference_checksum[$key]:-} ]] && run_coll "$op" fallback 1 "$map" "fallback$where" "$key"
+    for i in "${todo[@]}"; do
+        row=${rows[$i]}
+        generated=$((generated + 1))
+        window=$(window_for "$i" "$layout_no")
+        if [[ -z ${unfit[$row]} ]]; then
+            applied["coll_check:$op $row"]=$((${applied["coll_check:$op $row"]:-0} + 1))
+            run_coll "$op" "$row" "$window" "$map" "$row$where" "$key"
+        else
+            # Not applicable here: the smallest counts, and the line must say why.
+            not_applicable=$((not_applicable + 1))
+            saved=("${checker_extra[@]}")
+            [[ $op != barrier ]] && checker_extra+=(--counts 1)
+            name="$op: map=$map p=$p alg=$row window=$window (${checker_extra[*]})"
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" \
+                --mca coll_hier_window "$window" --mca "coll_hier_${op}_algorithm" "$row" \
+                --mca coll_hier_verbose 1 "${mpirun_extra[@]}" -- "$coll_checker" --op "$op" "${checker_extra[@]}"
+            check_result "$name: results"
+            if ((!plain)); then
+                check_verbose "$name: verbose" "$map" "$op" "fallback${comm:+@$comm}" 1 \
+                    "$(cart_comms "$p" "${checker_extra[@]}")"
+                check_unfit_line "$name" "$op" "$row" "${unfit[$row]}" "${comm:-MPI_COMM_WORLD}"
+            fi
+            checker_extra=("${saved[@]}")
+        fi
+    done
+    layout_no=$((layout_no + 1))
+done
+
+# Every row must have run where it applies, through each checker of its
+# collective: a row no layout fits needs a layout in the lists above.
+programs=0
+for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
+    case $op in alltoall) program=alltoall_check ;; alltoallv) program=alltoallv_check ;; *) program=coll_check ;; esac
+    while read -r _ _ row; do
+        programs=$((programs + 1))
+        label="$program $row"
+        [[ $program == coll_check ]] && label="$program:$op $row"
+        if [[ -z ${applied[$label]:-} ]]; then
+            fail "registry: $op $row" "applies to none of $program's layouts (add one where it applies)"
+        else
+            pass "registry: $op $row ran through $program on ${applied[$label]} layouts"
+        fi
+    done < <("$inspect" registry "$op")
+done
+echo "run_mpi_tests.sh: from the registry: $programs rows x programs, $generated runs" \
+     "($((generated - not_applicable)) where the row applies, $not_applicable where it does not)"
+
+if ((rows_only)); then
+    echo "run_mpi_tests.sh: $run_no runs in $((SECONDS - start)) s (--rows-only)"
+    echo "$passed passed, $failed failed"
+    ((failed == 0))
+    exit
+fi
+
+# ----------------------------------------------------------- hand-made runs
 
 # The hypercube alltoall: results, checksum, and a verbose line naming the
 # embedding asked for (and the probe's line when costs are probed).
@@ -705,7 +982,6 @@ fi
 # machine as a rules file; run with it, every call decides by a rule, and
 # picks what auto picks with the same link costs.
 if ((!plain)); then
-    inspect=$(dirname "$0")/../../contrib/inspect/hier-inspect
     frozen=$logdir/rules-frozen.txt
     costs=node=0.5us:40Gbit/s:5us,network=15us:100Mbit/s:40us  # auto: hypercube, then the fallback
     name="rules file: hier-inspect rules freezes auto, map=4,3,2,1"
@@ -746,11 +1022,6 @@ fi
 # on every machine the unknown link costs could be. (That case is compared
 # with the fallback's run on 5,4,4,2,1: the checksum depends on p only.)
 readonly CLUSTER_CASES=(
-    "1,1,1,1,1,1,1|3,4|fallback lg lg:8 lg_at_once lg_overlap auto|"
-    "2,2,1,1,1|2,3|fallback lg lg:8 lg_at_once lg_overlap:4 auto|"
-    "3,1,2|2,1|fallback lg lg_at_once:4 lg_overlap auto|--quick"
-    "1,1,1,1,1,1,1|2,2,3|fallback lg lg_at_once:4 lg_overlap auto|--quick"
-    "2,1,1,2,1,1|2,2,2|fallback lg:3 lg_at_once lg_overlap auto|--quick"
     "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1|8,8|auto|"
 )
 # What auto must pick on 16 ranks across a backbone of unknown costs.
@@ -820,12 +1091,15 @@ done
 # checker's non-contiguous types, through a packed copy. Small pieces, one
 # dividing no block evenly, make every such message go in pieces here;
 # alltoallv (variable blocks) goes whole, and must stay right alongside.
+# Every alltoall row of the registry that applies to the map.
 readonly PIECE_MAP=2,2,1,1,1 PIECE_CLUSTERS=2,3
+registry_fit alltoall "$PIECE_MAP" "$PIECE_CLUSTERS"
+piece_rows=()
+for i in "${!rows[@]}"; do [[ -n ${unfit[${rows[$i]}]} ]] || piece_rows+=("${rows[$i]}:$(window_for "$i" 1)"); done
 for piece_args in 100 "7 --quick"; do
     read -r piece args <<<"$piece_args"
-    for variant in lg lg_at_once:4 lg_overlap pairwise:4 factor; do
-        alg=${variant%%:*} window=1
-        [[ $variant == *:* ]] && window=${variant#*:}
+    for variant in "${piece_rows[@]}"; do
+        alg=${variant%%:*} window=${variant#*:}
         p=$(map_size "$PIECE_MAP")
         name="backbone pieces of $piece B: map=$PIECE_MAP clusters=$PIECE_CLUSTERS alg=$alg window=$window${args:+ $args}"
         run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$PIECE_MAP" \
@@ -899,62 +1173,13 @@ for bad in "${BAD_HOST_MAPS[@]}"; do
 done
 comms_in_use=world,dup,parity,reversed
 
-# Alltoallv (alltoallv_check: count patterns with zeros, every datatype
-# class, MPI_IN_PLACE): every alltoallv algorithm against the fallback's
-# checksum, on SMP nodes and on clusters. "NODE MAP|CLUSTERS|VARIANTS|
-# CHECKER ARGUMENTS".
-readonly ALLTOALLV_CASES=(
-    "4,3,2,1||fallback factor pairwise:4 edgecolor auto|"
-    "2,2,1,1,1|2,3|fallback lg lg_at_once:8 lg_overlap auto|"
-    "1,1,1,1,1,1,1|2,2,3|fallback lg:4 lg_at_once lg_overlap|--comms world,parity"
-)
-for case in "${ALLTOALLV_CASES[@]}"; do
-    IFS='|' read -r map clusters variants args <<<"$case"
-    read -ra checker_args <<<"$args"
-    comms_in_use=world,dup,parity,reversed
-    [[ $args == *--comms* ]] && comms_in_use=${args#*--comms }
-    p=$(map_size "$map")
-    key="alltoallv/$p/$args"
-    cluster_args=()
-    [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
-    for variant in $variants; do
-        alg=${variant%%:*}
-        window=1
-        [[ $variant == *:* ]] && window=${variant#*:}
-        name="alltoallv map=$map${clusters:+ clusters=$clusters} p=$p alg=$alg window=$window"
-        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
-            --mca coll_hier_window "$window" --mca coll_hier_alltoallv_algorithm "$alg" --mca coll_hier_verbose 1 \
-            -- "$alltoallv_checker" "${checker_args[@]}"
-        check_result "$name: results"
-        if [[ $alg == fallback ]]; then
-            reference_checksum[$key]=$(log_checksum)
-        else
-            check_checksum "$name: checksum" "$key"
-        fi
-        if [[ $alg == auto ]]; then
-            alg=fallback
-            [[ -n $clusters ]] && alg=lg_at_once
-        fi
-        ((plain)) || check_verbose "$name: verbose" "$map" alltoallv "$alg" \
-            "$( [[ -n $clusters ]] && map_nodes "$clusters" || echo 1)"
-    done
-done
-comms_in_use=world,dup,parity,reversed
-
 # The other collectives, row by row of COLL_RUNS.
 for row in "${COLL_RUNS[@]}"; do
     IFS='|' read -r op variant map extra want <<<"$row"
     alg=${variant%%:*}
     window=1
     [[ $variant == *:* ]] && window=${variant#*:}
-    # extra: mpirun arguments, then after a lone --, coll_check's.
-    mpirun_extra=() checker_extra=() after=0
-    read -ra words <<<"$extra"
-    for word in "${words[@]}"; do
-        if ((!after)) && [[ $word == -- ]]; then after=1
-        elif ((after)); then checker_extra+=("$word")
-        else mpirun_extra+=("$word"); fi
-    done
+    split_extra "$extra"
     key="$op p=$(map_size "$map")${checker_extra[*]:+ ${checker_extra[*]}}"
     if [[ $alg != fallback && -z ${reference_checksum[$key]:-} ]]; then
         # The same communicator and torus as the row's, asking for the fallback.
