@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_mpi_tests.sh: the MPI test layer of coll/hier (DESIGN.md, "Testing layers").
+# run_mpi_tests.sh: the MPI test layer of coll/hier (docs/development.md, "Tests").
 #
 # Runs alltoall_check under mpirun on one host with node maps that impose
 # uneven SMP nodes (and clusters of them), alltoallv_check and coll_check
@@ -1134,7 +1134,7 @@ check_checksum "$name: checksum" "7/3,4/"
 # naming this host, one cluster (auto: the fallback across the node map's
 # nodes), and the maps that must be refused, each in one line naming the
 # parameter, with the fallback's results. Several clusters of real hosts are
-# the cluster layer's (README, "The emulated cluster").
+# the cluster layer's (docs/install.md, contrib/cluster/README.md).
 host=$(hostname -s)
 host_args=(--counts 0,7 --types "int,vector,contig->vector" --comms world,parity)
 comms_in_use=world,parity

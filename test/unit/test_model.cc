@@ -440,7 +440,7 @@ TEST(Model, LgOverlapKeepsTheBackboneBusyThroughTheLocalPhase)
 
 TEST(Auto, MeasuredScenariosPickWhatWasMeasuredFastest)
 {
-    // Measured on the emulated cluster (README): Open MPI was the fastest
+    // Measured on the emulated cluster (docs/measurements.md): Open MPI was the fastest
     // at every size and window below, except edgecolor with a window of 64
     // at 256 KiB on uneven-smp (343 ms against 381), which the model
     // predicts equal to Open MPI (both meet the busiest NIC's bound when the
@@ -462,7 +462,7 @@ TEST(Auto, MeasuredScenariosPickWhatWasMeasuredFastest)
 
 TEST(Auto, ModelTracksTheMeasuredLatencyBoundCases)
 {
-    // two-clusters at 1 KiB, strict rounds (README): Open MPI 7.0 ms, lg 13.0,
+    // two-clusters at 1 KiB, strict rounds (docs/measurements.md): Open MPI 7.0 ms, lg 13.0,
     // factor 42.8; lg with a window of 64: 7.8. The model's ratios to Open
     // MPI stay within 15 % of those measured.
     LinkCostSpec spec;

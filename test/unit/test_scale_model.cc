@@ -170,8 +170,8 @@ TEST(ScaleModel, NoRowThatDoesNotApplyIsOffered)
 }
 
 // Above 128 ranks the scale model decides, but the link-cost probes (an
-// N x N table of node leaders' ping-pongs) stay off: capi.cc's
-// hier_alltoall_modelled follows alltoall_unmodelled.
+// N x N table of node leaders' ping-pongs) stay off: Settings::probes
+// (settings.cc) follows alltoall_unmodelled.
 TEST(ScaleModel, TheProbesStayOffAboveTheSimulatorsLimit)
 {
     EXPECT_EQ(alltoall_unmodelled(128, 8), nullptr);

@@ -85,7 +85,7 @@ constexpr int kMaxScaleModelRanks = 1 << 24;
 const char *alltoall_undecided(int ranks, int nodes);
 // Why auto does not run the flow simulation on them, or nullptr: the
 // reason above, or more than kMaxModelledRanks (the scale model decides
-// then). capi.cc's hier_alltoall_modelled, and so the link-cost probes
+// then). Settings::probes (settings.cc), and so the link-cost probes
 // (coll_hier_link_costs probe: ping-pongs of every pair of node leaders,
 // an N x N table), follow this one: above kMaxModelledRanks they are not
 // run, and the scale model weighs the given costs or the corners.

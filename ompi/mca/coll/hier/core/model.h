@@ -1,4 +1,4 @@
-// The time model: the simulator's second job (DESIGN.md: "predicts time").
+// The time model: a discrete-event run of every rank's schedule on a flow-level machine (docs/architecture.md).
 //
 // Runs every rank's schedule as the executor would (rounds posted under the
 // window and their dependencies, finished in order, copies at the end of a
