@@ -47,45 +47,38 @@ mca_coll_hier_component_t mca_coll_hier_component = {
     .selection_priority = -1,
 };
 
-/* "auto (what it does), fallback (...), ...": the help of an algorithm
- * parameter, from the core's registry. The caller frees it. */
+/* The help of coll_hier_<op>_algorithm: two sentences; ompi_info lists the
+ * names (the enum's values), README.md's table says what each does. The
+ * caller frees it. */
 static char *hier_algorithm_help(hier_op_t op)
 {
-    const int count = hier_algorithm_count(op);
-    const char *settable = ". Settable through MPI_T: a communicator keeps the algorithm in force "
-                           "when it was created";
-    size_t len = 128 + strlen(settable);
-    char *help;
+    const char *name = hier_op_name(op);
+    const size_t len = 512;
+    char *help = malloc(len);
 
-    for (int id = 0; id < count; ++id) {
-        len += strlen(hier_algorithm_name(op, id)) + strlen(hier_algorithm_description(op, id)) + 8;
+    if (NULL != help) {
+        snprintf(help, len, "Algorithm for MPI_%c%s when hier is selected: auto (a row only where auto "
+                            "expects a gain), fallback (Open MPI's own) or a row of the valid values "
+                            "(README.md's table says what each does). Settable through MPI_T: a communicator "
+                            "keeps the algorithm in force when it was created",
+                 toupper((unsigned char) name[0]), name + 1);
     }
-    help = malloc(len);
-    if (NULL == help) {
-        return NULL;
-    }
-    snprintf(help, len, "Algorithm for MPI_%c%s when hier is selected:",
-             toupper((unsigned char) hier_op_name(op)[0]), hier_op_name(op) + 1);
-    for (int id = 0; id < count; ++id) {
-        snprintf(help + strlen(help), len - strlen(help), "%s %s (%s)", id ? "," : "",
-                 hier_algorithm_name(op, id), hier_algorithm_description(op, id));
-    }
-    strcat(help, settable);
     return help;
 }
 
-/* "auto (what it does), blind (...), ...": the help of
- * coll_hier_hypercube_embedding, from the core's table. The caller frees it. */
+/* The help of coll_hier_hypercube_embedding, naming its values from the
+ * core's table (docs/hypercube.md says what each does). The caller frees it. */
 static char *hier_embedding_help(void)
 {
     static const char intro[] =
         "Where processes sit on the hypercube of the hypercube collectives, by the costs of "
-        "coll_hier_cost:";
-    size_t len = sizeof(intro) + 8;
+        "coll_hier_cost: one of";
+    static const char outro[] = " (docs/hypercube.md)";
+    size_t len = sizeof(intro) + sizeof(outro);
     char *help;
 
     for (int id = 0; id < hier_embedding_count(); ++id) {
-        len += strlen(hier_embedding_name(id)) + strlen(hier_embedding_description(id)) + 8;
+        len += strlen(hier_embedding_name(id)) + 2;
     }
     help = malloc(len);
     if (NULL == help) {
@@ -93,9 +86,9 @@ static char *hier_embedding_help(void)
     }
     snprintf(help, len, "%s", intro);
     for (int id = 0; id < hier_embedding_count(); ++id) {
-        snprintf(help + strlen(help), len - strlen(help), "%s %s (%s)", id ? "," : "",
-                 hier_embedding_name(id), hier_embedding_description(id));
+        snprintf(help + strlen(help), len - strlen(help), "%s %s", id ? "," : "", hier_embedding_name(id));
     }
+    strcat(help, outro);
     return help;
 }
 
