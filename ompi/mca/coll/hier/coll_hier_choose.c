@@ -81,7 +81,12 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
         /* Gathering failed for good: so does every call. */
         decision.settled = NULL == unsupported;
     } else {
-        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, verbose,
+        /* The texts only where a line will print (rank 0; at verbose 1 its
+         * first line per collective): elsewhere they would cost every call an
+         * allocation. The verbosity selects texts, never the decision. */
+        const int say = 0 == ompi_comm_rank(comm) && (verbose >= 2 || '\0' == module->last_line[op][0])
+                            ? verbose : 0;
+        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, say,
                          &decision);
         module->call_window = decision.window;
         *trial_call = decision.trial_call;

@@ -95,7 +95,7 @@ static char *hier_embedding_help(void)
 /* Open MPI's own enums reject an unknown value with a multi-line message
  * from every process and keep the default (auto). hier's algorithm enums take
  * it as "fallback" instead and remember it, so that one line can report it
- * (mca_coll_hier_report_settings) and every call stays correct. */
+ * (hier_report_settings (coll_hier_settings.c)) and every call stays correct. */
 static mca_base_var_enum_vfs_fn_t hier_enum_lookup;
 
 static int hier_algorithm_from_string(mca_base_var_enum_t *names, const char *text, int *id)

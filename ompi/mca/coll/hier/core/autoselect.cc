@@ -290,7 +290,9 @@ void encode(const Prediction &prediction, double *slots)
         at[1] = double(uint64_t(value) & 0xffffffffu);
     };
     slots[kShareError] = error_code(prediction.error);
-    slots[kShareSeconds] = prediction.seconds;
+    // MPI_MAX of a NaN and a number depends on the order of the operands,
+    // which may differ between ranks: a time that is not a number goes as +inf.
+    slots[kShareSeconds] = std::isnan(prediction.seconds) ? kInfinity : prediction.seconds;
     slots[kShareRounds] = double(prediction.rounds);  // a schedule's rounds: far under 2^53
     for (int c = 0; c < kLinkClasses; ++c) {
         halves(prediction.traffic[c].messages, &slots[kShareTraffic + 4 * c]);
@@ -346,30 +348,43 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
                : std::vector<int>(builders.size() * machines, 0);
     const int me = shared ? share.index : 0;
     std::vector<Prediction> predictions(owner.size());
-    for (size_t c = 0; c < builders.size(); ++c) {
-        const auto first = owner.begin() + std::ptrdiff_t(c * machines);
-        if (std::find(first, first + std::ptrdiff_t(machines), me) == first + std::ptrdiff_t(machines)) {
-            continue;
-        }
-        const std::vector<Schedule> schedules = every_rank(builders[c], topology);
-        for (size_t m = 0; m < machines; ++m) {
-            if (owner[c * machines + m] == me) {
-                predictions[c * machines + m] = predict_time(topology, schedules, block_bytes,
-                                                             c == 0 ? 1 : comparison.window, comparison.machines[m]);
+    // Shared, every rank must reach agree whatever befalls its own units:
+    // the buffer is made first, and a rank whose simulations run out of
+    // memory sends none of them (all -inf), so that every rank falls back
+    // together rather than the others waiting for it in the allreduce.
+    std::vector<double> values(shared ? owner.size() * kShareSlots : 0, -kInfinity);
+    try {
+        for (size_t c = 0; c < builders.size(); ++c) {
+            const auto first = owner.begin() + std::ptrdiff_t(c * machines);
+            if (std::find(first, first + std::ptrdiff_t(machines), me) == first + std::ptrdiff_t(machines)) {
+                continue;
+            }
+            const std::vector<Schedule> schedules = every_rank(builders[c], topology);
+            for (size_t m = 0; m < machines; ++m) {
+                if (owner[c * machines + m] == me) {
+                    predictions[c * machines + m] = predict_time(topology, schedules, block_bytes,
+                                                                 c == 0 ? 1 : comparison.window,
+                                                                 comparison.machines[m]);
+                }
+            }
+            if (!shared && c == 0 &&
+                !std::all_of(predictions.begin(), predictions.begin() + std::ptrdiff_t(machines),
+                             [](const Prediction &p) { return p.error.empty(); })) {
+                break;  // the rows are not weighed (below): no need to predict them
             }
         }
-        if (!shared && c == 0 && !std::all_of(predictions.begin(), predictions.begin() + std::ptrdiff_t(machines),
-                                              [](const Prediction &p) { return p.error.empty(); })) {
-            break;  // the rows are not weighed (below): no need to predict them
-        }
-    }
-    if (shared) {
-        std::vector<double> values(owner.size() * kShareSlots, -kInfinity);
-        for (size_t unit = 0; unit < owner.size(); ++unit) {
+        for (size_t unit = 0; shared && unit < owner.size(); ++unit) {
             if (owner[unit] == me) {
                 encode(predictions[unit], &values[unit * kShareSlots]);
             }
         }
+    } catch (...) {
+        if (!shared) {
+            throw;
+        }
+        std::fill(values.begin(), values.end(), -kInfinity);
+    }
+    if (shared) {
         bool agreed = share.agree(values.data(), values.size());
         for (size_t unit = 0; agreed && unit < owner.size(); ++unit) {
             agreed = decode(&values[unit * kShareSlots], &predictions[unit]);

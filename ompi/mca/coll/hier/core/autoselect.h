@@ -20,7 +20,7 @@
 // kTrialRows closest rows in turn (Trial), and the fastest is kept.
 //
 // Decisions are made per size class (block bytes in [2^k, 2^(k+1))), at the
-// class's middle; the caller caches them (capi.cc). tuned's thresholds are
+// class's middle; the caller caches them (communicator.cc). tuned's thresholds are
 // powers of two, so its own choice is the same across a class.
 #pragma once
 

@@ -258,11 +258,17 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_ca
                        agree_.fn(agree_.ctx, values, int(length)) == 0;
             };
         }
-        decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_, costs_,
-                                      predictions, &measure, share);
+        // Made whatever happens: a class is decided (and its model's work
+        // agreed on) once, never again by one rank alone after a failure.
         decision.made = true;
-        if (!measure.empty() && trial_calls_ > 0) {
-            decision.trial.reset(new Trial(std::move(measure), trial_calls_));
+        try {
+            decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_,
+                                          costs_, predictions, &measure, share);
+            if (!measure.empty() && trial_calls_ > 0) {
+                decision.trial.reset(new Trial(std::move(measure), trial_calls_));
+            }
+        } catch (...) {
+            decision.choice = fallback("out of memory deciding");
         }
     }
     if (decision.trial && decision.next_call < decision.trial->calls()) {
@@ -359,10 +365,8 @@ void Communicator::decide(hier_op_t op, int requested, int root, size_t block_by
     out->trial_call = -1;
     out->settled = 0;
     out->where[0] = out->reason[0] = out->predictions[0] = '\0';
-    if (verbose >= 1) {
-        where(out);
-    }
     if (unsupported) {
+        say_where(verbose, out);
         out->chosen = HIER_ALG_FALLBACK;
         write_text(out->reason, sizeof(out->reason), unsupported);
         return;
@@ -381,11 +385,16 @@ void Communicator::decide(hier_op_t op, int requested, int root, size_t block_by
         choice = fallback("out of memory deciding");
     }
     write_text(out->predictions, sizeof(out->predictions), predictions);
+    say_where(verbose, out);
     out->chosen = choice.id;
     if (!choice.algorithm) {
         if (verbose >= 1) {
-            reason = choice.unfit ? std::string(choice.unfit->name) + " does not apply: " + choice.reason
-                                  : std::string(choice.reason);
+            try {
+                reason = choice.unfit ? std::string(choice.unfit->name) + " does not apply: " + choice.reason
+                                      : std::string(choice.reason);
+            } catch (...) {  // the text only: the decision stands
+                reason.clear();
+            }
             write_text(out->reason, sizeof(out->reason), reason);
         }
         out->settled = out->trial_call < 0 && fallback_settled(op, requested, block_bytes);
@@ -399,10 +408,27 @@ void Communicator::decide(hier_op_t op, int requested, int root, size_t block_by
         return;
     }
     if (verbose >= 1) {
-        const char *detail = choice.algorithm->detail ? choice.algorithm->detail(topology_) : "";
-        reason = std::string(by_rule ? kByRule : "") + (by_rule && *detail ? "; " : "") + detail;
-        describe(op, out->window, &reason);
+        try {
+            const char *detail = choice.algorithm->detail ? choice.algorithm->detail(topology_) : "";
+            reason = std::string(by_rule ? kByRule : "") + (by_rule && *detail ? "; " : "") + detail;
+            describe(op, out->window, &reason);
+        } catch (...) {  // the text only: the schedule stands
+            reason.clear();
+        }
         write_text(out->reason, sizeof(out->reason), reason);
+    }
+}
+
+// where() for the verbose line, when verbose asks; a failure to build the
+// text leaves it empty and changes nothing else.
+void Communicator::say_where(int verbose, hier_decision_t *out) const
+{
+    if (verbose >= 1) {
+        try {
+            where(out);
+        } catch (...) {
+            out->where[0] = '\0';
+        }
     }
 }
 

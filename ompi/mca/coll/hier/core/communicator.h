@@ -88,6 +88,7 @@ private:
     const hier_schedule *schedule_of(hier_op_t op, const Choice &choice, int root);
     void describe(hier_op_t op, int window, std::string *reason) const;
     void where(hier_decision_t *out) const;
+    void say_where(int verbose, hier_decision_t *out) const;
 
     Topology topology_;
     int rank_;
