@@ -68,6 +68,11 @@ if [ -n "${HIER_SKIP_UNIT:-}" ]; then
 else
     count unit "${unit_passed:-0}" "${unit_failed:-0}"
 fi
+# make check failed (docs_check, test_inspect, a fuzzer, ...) with no
+# failure in the counts above: one more, so the last line says it.
+if ((status)) && [ "${unit_failed:-0}" = 0 ] && [ "${mpi_failed:-0}" = 0 ]; then
+    mpi_failed=1
+fi
 count mpi "${mpi_passed:-0}" "${mpi_failed:-0}"
 
 # layer LABEL CMD...: runs CMD, whose last "N passed, M failed[, K
@@ -86,7 +91,8 @@ layer() {
         echo "run-tests: $label did not report (exit $rc)" >&2
         p=0 f=1 s=0
     fi
-    ((rc == 0)) || status=1
+    # A layer that failed counts a failure even if its counts say none.
+    ((rc == 0)) || { status=1; ((f > 0)) || f=1; }
     count "$label" "$p" "$f" "${s:-0}"
 }
 
