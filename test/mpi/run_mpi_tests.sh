@@ -534,13 +534,18 @@ registry_fit() {
     local args=("$1" "$2") op_name id row verdict
     [[ -n ${3:-} ]] && args+=(--clusters "$3")
     [[ -n ${4:-} ]] && args+=(--torus "$4")
+    local listed
     rows=()
     unfit=()
+    if ! listed=$("$inspect" registry "${args[@]}"); then
+        echo "run_mpi_tests.sh: $inspect registry ${args[*]} failed" >&2
+        exit 2
+    fi
     while read -r op_name id row verdict; do
         rows+=("$row")
         unfit[$row]=""
         [[ $verdict == unfit:* ]] && unfit[$row]=${verdict#unfit: }
-    done < <("$inspect" registry "${args[@]}")
+    done <<<"$listed"
     if ((${#rows[@]} == 0)); then
         echo "run_mpi_tests.sh: $inspect registry ${args[*]} listed no rows" >&2
         exit 2
@@ -746,7 +751,10 @@ done
 programs=0
 for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
     case $op in alltoall) program=alltoall_check ;; alltoallv) program=alltoallv_check ;; *) program=coll_check ;; esac
+    listed=$("$inspect" registry "$op") || listed=""
+    [[ -n $listed ]] || fail "registry: $op" "$inspect registry $op listed no rows"
     while read -r _ _ row; do
+        [[ -n $row ]] || continue
         programs=$((programs + 1))
         label="$program $row"
         [[ $program == coll_check ]] && label="$program:$op $row"
@@ -755,7 +763,7 @@ for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
         else
             pass "registry: $op $row ran through $program on ${applied[$label]} layouts"
         fi
-    done < <("$inspect" registry "$op")
+    done <<<"$listed"
 done
 echo "run_mpi_tests.sh: from the registry: $programs rows x programs, $generated runs" \
      "($((generated - not_applicable)) where the row applies, $not_applicable where it does not)"
