@@ -43,11 +43,12 @@ last_counts() {
 # Set for the Open MPI 5.0 tree's run below, where they would repeat what
 # ran here on the same code: HIER_SKIP_UNIT, the unit layer (the C++ core
 # alone, no Open MPI header; `make check-sanitize` runs it again here, under
-# ASan and UBSan); HIER_MPI_QUICK, the full counts of the MPI layer's runs
-# generated from the registry (they take the quick counts there).
+# ASan and UBSan), and hier-inspect's and the fuzzers' checks (no MPI
+# either); HIER_MPI_QUICK, the full counts of the MPI layer's runs generated
+# from the registry (they take the quick counts there).
 mpi_flags=${HIER_MPI_QUICK:+HIER_MPI_TEST_FLAGS=--quick}
 if [ -n "${HIER_SKIP_UNIT:-}" ]; then
-    for dir in contrib/inspect test/fuzz test/mpi; do
+    for dir in test/mpi; do  # contrib/inspect and test/fuzz use no MPI: they ran here already
         make -k -C "$dir" check $mpi_flags || echo "run-tests: make check failed in $dir"
     done 2>&1 | tee "$log"
     ! grep -q '^run-tests: make check failed' "$log" || status=1
