@@ -15,7 +15,10 @@
 #   hetero         per-destination rates and delays follow the pair costs;
 #                  the hypercube collectives on the scenario's costs
 #   (and, on the backbone scenarios, lg and alltoallv with host-pattern
-#   cluster maps; on the torus, opt scatter and gather)
+#   cluster maps; on the torus, opt scatter and gather; every alltoall row of
+#   the registry by name on uneven-smp, two-clusters, torus and hetero)
+#   one-node, two-clusters-smp, two-clusters-4-8, two-clusters-6-6
+#                  auto at its defaults: results and its verbose line
 #   down           nothing is left behind
 # Bandwidths are printed ("info:"); only their upper bound (the shaping works)
 # is asserted, a loaded machine can always be slower.
@@ -212,7 +215,7 @@ test_uneven_smp() {
     else
         fail "uneven-smp: ping-pong" "mpirun failed"; show_tail uneven-smp-pingpong
     fi
-    alltoall_by_name uneven-smp 10 "$ALLTOALL_ROWS"
+    alltoall_by_name uneven-smp 10 "4,3,2,1"
     alltoall_auto uneven-smp 10
 }
 
@@ -309,24 +312,41 @@ hier_check() {
         test -n "$mine" -a "$mine" = "$theirs"
 }
 
-# alltoall_by_name SCENARIO NP "ALGORITHMS" [MPIRUN ARGS...]: each named
-# alltoall algorithm on the scenario that is up, byte for byte against
-# point-to-point and by checksum against Open MPI's own on the same cases;
-# the verbose line must name it (xor: the fallback unless p is a power of two).
-# The cases keep send and receive types alike: Open MPI 4.1.4's modified Bruck,
-# which tuned runs from 16 ranks for small blocks, corrupts mixed ones
+# The registry's alltoall rows for a machine (hier-inspect registry, the
+# core's own table): "NAME applies" or "NAME unfit: WHY", one per line.
+registry_rows() {
+    "$repo/contrib/inspect/hier-inspect" registry alltoall "$@" | awk '{ print $3, $4 }'
+}
+
+# alltoall_by_name SCENARIO NP "NODE_SIZES [--clusters C] [--torus D]"
+#                  [--only "ROWS"] [MPIRUN ARGS...]:
+# every alltoall row of the registry (or only ROWS of them) by name on the
+# scenario that is up, whose machine the third argument describes as
+# hier-inspect takes it, byte for byte against point-to-point and by checksum
+# against Open MPI's own on the same cases. A row that applies must run (its
+# name in the verbose line), one that does not must fall back. The cases
+# keep send and receive types alike: Open MPI 4.1.4's modified Bruck, which
+# tuned runs from 16 ranks for small blocks, corrupts mixed ones
 # (open-mpi/ompi#10488), and it is the reference here.
-readonly ALLTOALL_ROWS="factor edgecolor pairwise ring ring2 mesh xor hypercube"
 alltoall_by_name() {
-    local scenario=$1 np=$2 algorithms=$3 algorithm want
+    local scenario=$1 np=$2 machine=$3 algorithm fit want rows only=""
     shift 3
-    for algorithm in $algorithms; do
+    if [[ ${1:-} == --only ]]; then only=" $2 "; shift 2; fi
+    # shellcheck disable=SC2086  # the machine's words are hier-inspect's arguments
+    rows=$(registry_rows $machine)
+    if [[ -z $rows ]]; then
+        fail "$scenario: the registry's alltoall rows" "hier-inspect registry alltoall $machine printed none"
+        return
+    fi
+    # The rows on descriptor 3: mpirun reads standard input.
+    while read -r algorithm fit <&3; do
+        [[ -z $only || $only == *" $algorithm "* ]] || continue
         want="): $algorithm"
-        [[ $algorithm == xor ]] && ((np & (np - 1))) && want=fallback
+        [[ $fit == applies ]] || want=fallback
         hier_check "$scenario" "alltoall_check, $algorithm by name" "$np" "$want" \
             "$checker" --counts 1,100 --types int,vector --comms world,dup -- \
             --mca coll_hier_alltoall_algorithm "$algorithm" "$@"
-    done
+    done 3<<<"$rows"
 }
 
 # alltoall_auto SCENARIO NP [MPIRUN ARGS...]: auto at every setting's
@@ -337,7 +357,7 @@ alltoall_auto() {
     shift 2
     hier_check "$scenario" "alltoall_check, auto" "$np" "" \
         "$checker" --counts 1,100 --types int,vector --comms world,dup -- "$@"
-    rows=$(tr ' ' '|' <<<"lg lg_at_once lg_overlap $ALLTOALL_ROWS")
+    rows=$(registry_rows | awk '{ print $1 }' | paste -sd'|')
     check "$scenario: alltoall_check, auto: its verbose line names a row or the fallback" \
         "$(grep -m1 'alltoall on MPI_COMM_WORLD' "$logdir/$scenario-alltoall_check__auto.log" || echo 'no line')" \
         grep -qE "alltoall on MPI_COMM_WORLD \(.*\): ($rows|fallback)( \(.*\))?\$" "$logdir/$scenario-alltoall_check__auto.log"
@@ -377,7 +397,7 @@ test_two_clusters() {
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg_overlap
     hier_check two-clusters "alltoallv_check, lg, host patterns" 9 "2 clusters): lg" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
-    alltoall_by_name two-clusters 9 "$ALLTOALL_ROWS" --mca coll_hier_cluster_map "$hosts"
+    alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --mca coll_hier_cluster_map "$hosts"
     alltoall_auto two-clusters 9 --mca coll_hier_cluster_map "$hosts"
 }
 
@@ -472,7 +492,7 @@ test_torus() {
     hier_check torus "gather, auto" 16 "torus 4x4): opt" \
         "$coll_checker" --op gather --counts 4096,0,1 --types "int,contig->vector" --comms world --cart 4x4 \
         -- --mca coll_hier_torus_dims 4x4
-    alltoall_by_name torus 16 "$ALLTOALL_ROWS"
+    alltoall_by_name torus 16 "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"
     alltoall_auto torus 16
     # Told the torus: mesh's rings are its rings, the hypercube's embedding
     # seeks neighbours, and auto's model routes over its links. With the
@@ -480,7 +500,8 @@ test_torus() {
     # (x0.74 of Bruck, whose partners two and three hops away share links;
     # the embedded hypercube's are neighbours; verbose 1 names the first
     # size class's pick).
-    alltoall_by_name torus 16 "mesh hypercube" --mca coll_hier_torus_dims 4x4
+    alltoall_by_name torus 16 "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --torus 4x4" --only "mesh hypercube" \
+        --mca coll_hier_torus_dims 4x4
     hier_check torus "alltoall_check, auto told the torus" 16 "torus 4x4): hypercube" \
         "$checker" --counts 100,1 --types int --comms world,dup -- --mca coll_hier_torus_dims 4x4 \
         --mca coll_hier_link_costs node=0.5us:40Gbit/s,network=15us:100Mbit/s:40us --mca coll_hier_auto_trial_calls 0
@@ -534,8 +555,29 @@ test_hetero() {
     hier_check hetero "allreduce, hypercube tsts, cost file" 8 "8 nodes): hypercube" \
         "$coll_checker" --op allreduce --counts 1,100 --comms world -- --mca coll_hier_cost "file:$costs" \
         --mca coll_hier_allreduce_algorithm hypercube --mca coll_hier_hypercube_embedding tsts
-    alltoall_by_name hetero 8 "$ALLTOALL_ROWS"
+    alltoall_by_name hetero 8 "1,1,1,1,1,1,1,1"
     alltoall_auto hetero 8
+}
+
+# ------------------------------------------------- auto on the other scenarios
+
+# auto at every default (trials off, costs probed) on the scenarios the
+# sections above do not bring up, their clusters given as counts, as
+# contrib/bench/compare.sh gives them: correct results, equal to Open MPI's
+# own, and a verbose line naming a row or the fallback.
+test_auto_elsewhere() {
+    local scenario conf nodes slots clusters
+    for scenario in one-node two-clusters-smp two-clusters-4-8 two-clusters-6-6; do
+        conf=$repo/contrib/cluster/scenarios/$scenario.conf
+        nodes=$(sed -n 's/^nodes=//p' "$conf") slots=$(sed -n 's/^slots=//p' "$conf")
+        clusters=$(sed -n 's/^clusters=//p' "$conf")
+        up_backbone "$scenario" || continue
+        if [[ -n $clusters ]]; then
+            alltoall_auto "$scenario" $((nodes * slots)) --mca coll_hier_cluster_map "$clusters"
+        else
+            alltoall_auto "$scenario" $((nodes * slots))
+        fi
+    done
 }
 
 # --------------------------------------------------------------------- down
@@ -560,6 +602,7 @@ if ((!quick)); then
     test_three_clusters
     test_torus
     test_hetero
+    test_auto_elsewhere
 fi
 test_down
 if ((skipped)); then echo "$passed passed, $failed failed, $skipped skipped"
