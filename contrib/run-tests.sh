@@ -104,8 +104,13 @@ if [ -z "${HIER_SKIP_SANITIZE:-}" ]; then
 fi
 
 # cluster: each script prints its counts last, or "SKIP: why" and exits 77.
+# HIER_CLUSTER_QUICK (set for the Open MPI 5.0 tree's run): run_cluster_tests.sh
+# --quick, smoke and uneven-smp only: the launch through hier-rsh and the
+# locality under that series; the other scenarios test the same schedules.
 for test in test/cluster/test_delayline.sh test/cluster/run_cluster_tests.sh; do
-    layer "cluster ($test)" env HIER_DELAYLINE="$PWD/contrib/cluster/hier-delayline" bash "$test"
+    quick_flag=()
+    [[ -n ${HIER_CLUSTER_QUICK:-} && $test == */run_cluster_tests.sh ]] && quick_flag=(--quick)
+    layer "cluster ($test)" env HIER_DELAYLINE="$PWD/contrib/cluster/hier-delayline" bash "$test" "${quick_flag[@]}"
 done
 
 # Open MPI 5.0: every layer again in contrib/with-ompi5's build tree (whose
@@ -115,7 +120,7 @@ source contrib/mpirun-local.sh   # hier_ompi_series
 if [ "$(hier_ompi_series)" = 4.1 ] && [ -z "${HIER_SKIP_OMPI5:-}" ]; then
     if contrib/with-ompi5 --setup; then
         ompi5_tree=$(contrib/with-ompi5 --tree pwd)
-        layer "open-mpi 5.0 (mpi, cluster)" contrib/with-ompi5 --tree env HIER_SKIP_SANITIZE=1 HIER_SKIP_UNIT=1 HIER_MPI_QUICK=1 contrib/run-tests.sh
+        layer "open-mpi 5.0 (mpi, cluster)" contrib/with-ompi5 --tree env HIER_SKIP_SANITIZE=1 HIER_SKIP_UNIT=1 HIER_MPI_QUICK=1 HIER_CLUSTER_QUICK=1 contrib/run-tests.sh
         layer "open-mpi 5.0 loads hier built for 4.1" \
             contrib/with-ompi5 test/mpi/other_series.sh ompi/mca/coll/hier/.libs/mca_coll_hier.so "$ompi5_tree/test/mpi/coll_check"
         layer "open-mpi 4.1 loads hier built for 5.0" \
