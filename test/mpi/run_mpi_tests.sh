@@ -625,6 +625,20 @@ run_row() {
     ((plain)) || check_verbose "$name: verbose" "$map" "$op" "$want" "$nclusters"
 }
 
+# run_layout_rows CHECKER OP PROGRAM CHECKER_ARGS...: every row of todo
+# (select_rows) through run_row on the layout in hand (map, clusters, key,
+# layout_no), counted as generated and, where it applies, as run by PROGRAM.
+run_layout_rows() {
+    local checker=$1 op=$2 program=$3 i row
+    shift 3
+    for i in "${todo[@]}"; do
+        row=${rows[$i]}
+        generated=$((generated + 1))
+        [[ -z ${unfit[$row]} ]] && applied["$program $row"]=$((${applied["$program $row"]:-0} + 1))
+        run_row "$checker" "$op" "$row" "$(window_for "$i" "$layout_no")" "$map" "$clusters" "$key" "$row" "$@"
+    done
+}
+
 # alltoall_check: the fallback, every alltoall row, auto, on every layout.
 # What auto must pick there, with the link costs unknown: Open MPI's own
 # (AUTO_EXPECTED; across clusters too, on these small maps).
@@ -648,13 +662,7 @@ for layout in "${ALLTOALL_LAYOUTS[@]}"; do
         key+=" quick"
     fi
     run_row "$alltoall_checker" alltoall fallback 1 "$map" "$clusters" "$key" fallback "${checker_args[@]}"
-    for i in "${todo[@]}"; do
-        row=${rows[$i]}
-        generated=$((generated + 1))
-        [[ -z ${unfit[$row]} ]] && applied["alltoall_check $row"]=$((${applied["alltoall_check $row"]:-0} + 1))
-        run_row "$alltoall_checker" alltoall "$row" "$(window_for "$i" "$layout_no")" "$map" "$clusters" "$key" \
-            "$row" "${checker_args[@]}"
-    done
+    run_layout_rows "$alltoall_checker" alltoall alltoall_check "${checker_args[@]}"
     ((one_layout)) ||
         run_row "$alltoall_checker" alltoall auto 1 "$map" "$clusters" "$key" "$AUTO_EXPECTED" "${checker_args[@]}"
     layout_no=$((layout_no + 1))
@@ -675,13 +683,7 @@ for layout in "${ALLTOALLV_LAYOUTS[@]}"; do
     select_rows alltoallv_check
     if ((one_layout && ${#todo[@]} == 0)); then layout_no=$((layout_no + 1)); continue; fi
     run_row "$alltoallv_checker" alltoallv fallback 1 "$map" "$clusters" "$key" fallback "${checker_args[@]}"
-    for i in "${todo[@]}"; do
-        row=${rows[$i]}
-        generated=$((generated + 1))
-        [[ -z ${unfit[$row]} ]] && applied["alltoallv_check $row"]=$((${applied["alltoallv_check $row"]:-0} + 1))
-        run_row "$alltoallv_checker" alltoallv "$row" "$(window_for "$i" "$layout_no")" "$map" "$clusters" "$key" \
-            "$row" "${checker_args[@]}"
-    done
+    run_layout_rows "$alltoallv_checker" alltoallv alltoallv_check "${checker_args[@]}"
     ((one_layout)) || run_row "$alltoallv_checker" alltoallv auto 1 "$map" "$clusters" "$key" \
         "$( [[ -n $clusters ]] && echo lg_at_once || echo fallback)" "${checker_args[@]}"
     layout_no=$((layout_no + 1))
