@@ -13,19 +13,7 @@
 #include "hier_core.h"
 #include "registry.h"
 
-namespace {
-
-// Copies text, cut to len - 1 bytes.
-void write_line(char *out, size_t len, const std::string &text)
-{
-    if (out && len > 0) {
-        const size_t used = std::min(text.size(), len - 1);
-        std::memcpy(out, text.data(), used);
-        out[used] = '\0';
-    }
-}
-
-} // namespace
+using hier::write_text;
 
 extern "C" {
 
@@ -69,20 +57,15 @@ const char *hier_embedding_name(int id)
     return hier::embedding_id_name(id);
 }
 
-const char *hier_embedding_description(int id)
-{
-    return hier::embedding_id_description(id);
-}
-
 hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen,
                               hier_comm_failure_t *failure)
 {
-    write_line(err, errlen, "");
+    write_text(err, errlen, "");
     try {
         hier::Communicator::Failure why;
         std::unique_ptr<hier::Communicator> communicator = hier::Communicator::create(*input, &why);
         if (!communicator) {
-            write_line(err, errlen, why.line);
+            write_text(err, errlen, why.line);
             if (failure) {
                 *failure = {why.reason, why.reported ? 1 : 0};
             }
@@ -136,7 +119,7 @@ void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, 
         out->schedule = nullptr;
         out->chosen = HIER_ALG_FALLBACK;
         out->settled = 0;
-        write_line(out->reason, verbose >= 1 ? sizeof(out->reason) : 0, "out of memory deciding");
+        write_text(out->reason, verbose >= 1 ? sizeof(out->reason) : 0, "out of memory deciding");
     }
 }
 
@@ -156,7 +139,7 @@ int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes
         return comm->communicator->trial_conclude(op, block_bytes, out) ? 1 : 0;
     } catch (...) {  // no C++ exception may reach the C glue
         out->chosen = HIER_ALG_FALLBACK;
-        write_line(out->reason, sizeof(out->reason), "out of memory concluding the measurement");
+        write_text(out->reason, sizeof(out->reason), "out of memory concluding the measurement");
         return 1;
     }
 }

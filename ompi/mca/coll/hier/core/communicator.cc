@@ -23,14 +23,6 @@ const Settings &default_settings()
     return defaults;
 }
 
-// Copies text, cut to len - 1 bytes, and its end (only those: it runs at
-// every call, and strncpy would write all len).
-void write_text(char *out, size_t len, const std::string &text)
-{
-    const size_t used = std::min(text.size(), len - 1);
-    std::memcpy(out, text.data(), used);
-    out[used] = '\0';
-}
 
 // Every rank's host name from the glue's fixed-width fields; empty and
 // *error set if one did not fit.
@@ -226,6 +218,26 @@ Communicator::Communicator(Topology topology, const hier_comm_input_t &input, co
     agree_.ctx = input.agree_ctx;
 }
 
+void write_text(char *out, size_t len, const std::string &text)
+{
+    if (out && len > 0) {
+        const size_t used = std::min(text.size(), len - 1);
+        std::memcpy(out, text.data(), used);
+        out[used] = '\0';
+    }
+}
+
+// The answer before anything is decided: no schedule, the communicator's
+// window, no trial, nothing settled, no text.
+void Communicator::reset(hier_decision_t *out) const
+{
+    out->schedule = nullptr;
+    out->window = window_;
+    out->trial_call = -1;
+    out->settled = 0;
+    out->where[0] = out->reason[0] = out->predictions[0] = '\0';
+}
+
 void Communicator::apply_message_cost(const double message_cost[2])
 {
     if (costs_.probe) {
@@ -360,11 +372,7 @@ void Communicator::where(hier_decision_t *out) const
 void Communicator::decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported,
                           int verbose, hier_decision_t *out)
 {
-    out->schedule = nullptr;
-    out->window = window_;
-    out->trial_call = -1;
-    out->settled = 0;
-    out->where[0] = out->reason[0] = out->predictions[0] = '\0';
+    reset(out);
     if (unsupported) {
         say_where(verbose, out);
         out->chosen = HIER_ALG_FALLBACK;
@@ -443,11 +451,7 @@ bool Communicator::trial_conclude(hier_op_t op, size_t block_bytes, hier_decisio
 {
     Decision &decision = decision_for(op, block_bytes);
     std::string line;
-    out->schedule = nullptr;
-    out->window = window_;
-    out->trial_call = -1;
-    out->settled = 0;
-    out->where[0] = out->reason[0] = out->predictions[0] = '\0';
+    reset(out);
     try {
         if (decision.trial->extend(&line)) {
             write_text(out->predictions, sizeof(out->predictions), line);

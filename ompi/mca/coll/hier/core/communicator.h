@@ -39,6 +39,11 @@ struct AgreeMax {
     void *ctx = nullptr;
 };
 
+// Copies text into out, cut to len - 1 bytes, and its end (only those: it
+// runs at every call, and strncpy would write all len); nothing for a null
+// out or a len of 0.
+void write_text(char *out, size_t len, const std::string &text);
+
 class Communicator {
 public:
     // Why a communicator could not be made: the line (naming the parameter
@@ -89,6 +94,7 @@ private:
     void describe(hier_op_t op, int window, std::string *reason) const;
     void where(hier_decision_t *out) const;
     void say_where(int verbose, hier_decision_t *out) const;
+    void reset(hier_decision_t *out) const;
 
     Topology topology_;
     int rank_;

@@ -200,15 +200,6 @@ CostMatrix read_matrix(const std::string &value, const std::string &path, std::s
 
 } // namespace
 
-std::string cost_setting_error(const std::string &value)
-{
-    std::string path, error;
-    if (file_of(value, &path, &error) && !path.empty()) {
-        read_matrix(value, path, &error);
-    }
-    return error;
-}
-
 CostSource parse_cost_source(const std::string &value)
 {
     CostSource source;

@@ -141,11 +141,6 @@ struct CostSetting {
     int world_node_count = 0;
 };
 
-// What is wrong with a setting whatever the communicator (its form, the
-// file it names: unreadable, malformed), as costs_from_setting words it;
-// empty if nothing (it may still not fit a communicator).
-std::string cost_setting_error(const std::string &value);
-
 // The costs a setting asks for, or nullptr and one line in *error naming
 // coll_hier_cost, what is wrong and the expected form.
 std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
@@ -153,7 +148,8 @@ std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const 
 
 // coll_hier_cost parsed once per process: its value, and for a file the
 // matrix read from it; error is what is wrong with it whatever the
-// communicator (as cost_setting_error words it), empty if nothing.
+// communicator (its form, the file it names: unreadable, malformed, as
+// costs_from_setting words it), empty if nothing.
 struct CostSource {
     std::string value;
     CostMatrix matrix;  // n = 0 unless a file was read

@@ -219,7 +219,6 @@ typedef struct hier_comm_input {
  * hier_embedding_count() - 1. NULL for an id out of range. */
 int hier_embedding_count(void);
 const char *hier_embedding_name(int id);
-const char *hier_embedding_description(int id);
 
 typedef struct hier_comm hier_comm_t;
 typedef struct hier_schedule hier_schedule_t;
