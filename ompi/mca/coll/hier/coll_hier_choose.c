@@ -12,6 +12,16 @@
 
 #include "opal/util/output.h"
 
+/* Whether this call's verbose line for op may print: rank 0, at verbose 1
+ * its first line per collective, at 2 every changed one. */
+static bool hier_will_report(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                             hier_op_t op)
+{
+    const int verbose = mca_coll_hier_component.verbose;
+
+    return verbose >= 1 && 0 == ompi_comm_rank(comm) && (verbose >= 2 || '\0' == module->last_line[op][0]);
+}
+
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
                           const hier_decision_t *decision)
 {
@@ -21,7 +31,7 @@ void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicat
     char line[MCA_COLL_HIER_LINE_MAX];
     const char *reason = decision->reason, *where = decision->where;
 
-    if (c->verbose < 1 || 0 != ompi_comm_rank(comm) || (!first && c->verbose < 2)) {
+    if (!hier_will_report(module, comm, op)) {
         return;
     }
     if (c->verbose >= 2 && '\0' != decision->predictions[0]) {
@@ -84,8 +94,7 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
         /* The texts only where a line will print (rank 0; at verbose 1 its
          * first line per collective): elsewhere they would cost every call an
          * allocation. The verbosity selects texts, never the decision. */
-        const int say = 0 == ompi_comm_rank(comm) && (verbose >= 2 || '\0' == module->last_line[op][0])
-                            ? verbose : 0;
+        const int say = hier_will_report(module, comm, op) ? verbose : 0;
         hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, say,
                          &decision);
         module->call_window = decision.window;
