@@ -48,9 +48,8 @@ last_counts() {
 # from the registry (they take the quick counts there).
 mpi_flags=${HIER_MPI_QUICK:+HIER_MPI_TEST_FLAGS=--quick}
 if [ -n "${HIER_SKIP_UNIT:-}" ]; then
-    for dir in test/mpi; do  # contrib/inspect and test/fuzz use no MPI: they ran here already
-        make -k -C "$dir" check $mpi_flags || echo "run-tests: make check failed in $dir"
-    done 2>&1 | tee "$log"
+    # contrib/inspect and test/fuzz use no MPI: they ran here already.
+    { make -k -C test/mpi check $mpi_flags || echo "run-tests: make check failed in test/mpi"; } 2>&1 | tee "$log"
     ! grep -q '^run-tests: make check failed' "$log" || status=1
 else
     make -k check $mpi_flags 2>&1 | tee "$log"
