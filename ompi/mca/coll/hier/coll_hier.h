@@ -464,14 +464,18 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
                                                         mca_coll_hier_form_t form, int root, size_t block_bytes,
                                                         const char *unsupported, int *window);
 
-/* coll_hier_request.c: a request running a call of schedule with these
- * arguments (copied) and the previous module's window: for form
- * MCA_COLL_HIER_NONBLOCKING started now and freed once complete; for
- * MCA_COLL_HIER_PERSISTENT inactive until MPI_Start, each start a new
- * run. Open MPI's progress engine advances it. */
-int mca_coll_hier_request(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                          const hier_schedule_t *schedule, int window, mca_coll_hier_prepare_fn_t prepare,
-                          const mca_coll_hier_args_t *args, mca_coll_hier_form_t form, ompi_request_t **request);
+/* coll_hier_request.c: the common start of a nonblocking or persistent
+ * entry. When hier takes the call (something to move, and a schedule
+ * chosen), makes its request and returns true with *rc: a request running
+ * a call of the schedule with these arguments (copied), which Open MPI's
+ * progress engine advances; for form MCA_COLL_HIER_NONBLOCKING started now
+ * and freed once complete, for MCA_COLL_HIER_PERSISTENT inactive until
+ * MPI_Start, each start a new run. false: the caller hands the call to the
+ * previous module's form. */
+bool mca_coll_hier_request_taken(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
+                                 mca_coll_hier_form_t form, bool nothing_to_move, size_t block_bytes,
+                                 const char *unsupported, mca_coll_hier_prepare_fn_t prepare,
+                                 const mca_coll_hier_args_t *args, ompi_request_t **request, int *rc);
 /* Component open and close: the requests' free list and progress. */
 void mca_coll_hier_requests_open(void);
 void mca_coll_hier_requests_close(void);

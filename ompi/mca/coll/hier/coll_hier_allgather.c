@@ -61,15 +61,11 @@ static int hier_allgather_request(const mca_coll_hier_args_t *args, struct ompi_
                                   mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_allgather_block_bytes(args);
-    const hier_schedule_t *schedule = NULL;
-    int window;
+    int rc;
 
-    if (0 != block_bytes) {
-        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLGATHER, form, -1, block_bytes, NULL,
-                                                    &window);
-    }
-    if (NULL != schedule) {
-        return mca_coll_hier_request(module, comm, schedule, window, hier_allgather_prepare, args, form, request);
+    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLGATHER, form, 0 == block_bytes, block_bytes, NULL,
+                                    hier_allgather_prepare, args, request, &rc)) {
+        return rc;
     }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.allgather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,

@@ -66,15 +66,11 @@ static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_
                                   mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_allreduce_block_bytes(args);
-    const hier_schedule_t *schedule = NULL;
-    int window;
+    int rc;
 
-    if (0 != block_bytes) {
-        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLREDUCE, form, -1, block_bytes,
-                                                    hier_allreduce_unsupported(args->op), &window);
-    }
-    if (NULL != schedule) {
-        return mca_coll_hier_request(module, comm, schedule, window, hier_allreduce_prepare, args, form, request);
+    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLREDUCE, form, 0 == block_bytes, block_bytes, hier_allreduce_unsupported(args->op),
+                                    hier_allreduce_prepare, args, request, &rc)) {
+        return rc;
     }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.allreduce_init(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,

@@ -87,15 +87,11 @@ static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_c
                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_alltoall_block_bytes(args->rcount, args->rdtype);
-    const hier_schedule_t *schedule = NULL;
-    int window;
+    int rc;
 
-    if (0 != block_bytes) {
-        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLTOALL, form, -1, block_bytes, NULL,
-                                                    &window);
-    }
-    if (NULL != schedule) {
-        return mca_coll_hier_request(module, comm, schedule, window, hier_alltoall_prepare, args, form, request);
+    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLTOALL, form, 0 == block_bytes, block_bytes, NULL,
+                                    hier_alltoall_prepare, args, request, &rc)) {
+        return rc;
     }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.alltoall_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,

@@ -151,12 +151,11 @@ static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_
                                   struct ompi_info_t *info, ompi_request_t **request,
                                   mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
-    int window;
-    const hier_schedule_t *schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLTOALLV, form, -1,
-                                                                       0, NULL, &window);
+    int rc;
 
-    if (NULL != schedule) {
-        return mca_coll_hier_request(module, comm, schedule, window, hier_alltoallv_prepare, args, form, request);
+    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLTOALLV, form, false, 0, NULL, hier_alltoallv_prepare,
+                                    args, request, &rc)) {
+        return rc;
     }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.alltoallv_init(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,

@@ -35,13 +35,11 @@ static int hier_barrier_request(struct ompi_communicator_t *comm, struct ompi_in
                                 ompi_request_t **request, mca_coll_hier_module_t *module,
                                 mca_coll_hier_form_t form)
 {
-    int window;
-    const hier_schedule_t *schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_BARRIER, form, -1, 0,
-                                                                       NULL, &window);
+    int rc;
 
-    if (NULL != schedule) {
-        return mca_coll_hier_request(module, comm, schedule, window, hier_barrier_prepare, &hier_barrier_args,
-                                     form, request);
+    if (mca_coll_hier_request_taken(module, comm, HIER_OP_BARRIER, form, false, 0, NULL, hier_barrier_prepare,
+                                    &hier_barrier_args, request, &rc)) {
+        return rc;
     }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.barrier_init(comm, info, request, module->previous.barrier_init_module);

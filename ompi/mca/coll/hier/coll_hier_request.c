@@ -151,9 +151,9 @@ static int hier_request_cancel(ompi_request_t *request, int complete)
     return MPI_ERR_REQUEST;
 }
 
-int mca_coll_hier_request(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                          const hier_schedule_t *schedule, int window, mca_coll_hier_prepare_fn_t prepare,
-                          const mca_coll_hier_args_t *args, mca_coll_hier_form_t form, ompi_request_t **out)
+static int hier_request_make(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                             const hier_schedule_t *schedule, int window, mca_coll_hier_prepare_fn_t prepare,
+                             const mca_coll_hier_args_t *args, mca_coll_hier_form_t form, ompi_request_t **out)
 {
     const bool persistent = MCA_COLL_HIER_PERSISTENT == form;
     mca_coll_hier_request_t *request;
@@ -194,6 +194,26 @@ int mca_coll_hier_request(mca_coll_hier_module_t *module, struct ompi_communicat
         *out = MPI_REQUEST_NULL;
     }
     return rc;
+}
+
+bool mca_coll_hier_request_taken(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
+                                 mca_coll_hier_form_t form, bool nothing_to_move, size_t block_bytes,
+                                 const char *unsupported, mca_coll_hier_prepare_fn_t prepare,
+                                 const mca_coll_hier_args_t *args, ompi_request_t **request, int *rc)
+{
+    const hier_schedule_t *schedule;
+    int window;
+
+    if (nothing_to_move) {
+        return false;
+    }
+    schedule = mca_coll_hier_choose_nonblocking(module, comm, op, form, args->root, block_bytes, unsupported,
+                                                &window);
+    if (NULL == schedule) {
+        return false;
+    }
+    *rc = hier_request_make(module, comm, schedule, window, prepare, args, form, request);
+    return true;
 }
 
 void mca_coll_hier_requests_open(void)
