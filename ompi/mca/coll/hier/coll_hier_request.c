@@ -15,7 +15,6 @@
 #include "ompi/mca/coll/base/coll_base_util.h"
 #include "opal/class/opal_list.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/mutex.h"
 
 typedef struct mca_coll_hier_request_t {
     ompi_request_t super;
