@@ -16,8 +16,11 @@
 #include "opal/class/opal_list.h"
 #include "opal/runtime/opal_progress.h"
 
+/* Open MPI's nonblocking collective request underneath: MPI_Ialltoall and
+ * the others retain the call's datatypes and operation in its fields until
+ * the request completes (or, persistent, is freed). */
 typedef struct mca_coll_hier_request_t {
-    ompi_request_t super;
+    ompi_coll_base_nbc_request_t super;
     mca_coll_hier_form_t form;
     mca_coll_hier_prepare_fn_t prepare;
     mca_coll_hier_args_t args;
@@ -35,7 +38,7 @@ static void hier_request_destruct(mca_coll_hier_request_t *request)
     mca_coll_hier_work_release(&request->work);
 }
 
-static OBJ_CLASS_INSTANCE(mca_coll_hier_request_t, ompi_request_t, hier_request_construct,
+static OBJ_CLASS_INSTANCE(mca_coll_hier_request_t, ompi_coll_base_nbc_request_t, hier_request_construct,
                           hier_request_destruct);
 
 /* Active requests, and ended ones kept for reuse; both under lock. */
@@ -47,8 +50,8 @@ static bool hier_opened, hier_progress_registered, hier_in_progress;
  * test then see it). */
 static void hier_request_end(mca_coll_hier_request_t *request, int rc)
 {
-    request->super.req_status.MPI_ERROR = rc;
-    ompi_request_complete(&request->super, true);
+    request->super.super.req_status.MPI_ERROR = rc;
+    ompi_request_complete(&request->super.super, true);
 }
 
 static int hier_progress(void)
@@ -72,7 +75,7 @@ static int hier_progress(void)
             rc = mca_coll_hier_call_progress(&request->call, false, &done);
             OPAL_THREAD_LOCK(&hier_lock);
             if (done || OMPI_SUCCESS != rc) {
-                opal_list_remove_item(&hier_active, &request->super.super.super);
+                opal_list_remove_item(&hier_active, &request->super.super.super.super);
                 hier_request_end(request, rc);
                 ++completed;
             }
@@ -89,9 +92,9 @@ static int hier_request_start_one(mca_coll_hier_request_t *request)
     bool done = false;
     int rc;
 
-    request->super.req_state = OMPI_REQUEST_ACTIVE;
-    request->super.req_complete = REQUEST_PENDING;
-    request->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    request->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    request->super.super.req_complete = REQUEST_PENDING;
+    request->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
     /* No other thread sees the request before it is on the list. */
     rc = mca_coll_hier_call_start(&request->call, request->prepare);
     if (OMPI_SUCCESS == rc) {
@@ -99,7 +102,7 @@ static int hier_request_start_one(mca_coll_hier_request_t *request)
     }
     if (OMPI_SUCCESS == rc && !done) {
         OPAL_THREAD_LOCK(&hier_lock);
-        opal_list_append(&hier_active, &request->super.super.super);
+        opal_list_append(&hier_active, &request->super.super.super.super);
         if (!hier_progress_registered) {
             hier_progress_registered = true;
             opal_progress_register(hier_progress);
@@ -108,8 +111,8 @@ static int hier_request_start_one(mca_coll_hier_request_t *request)
     }
     if (OMPI_SUCCESS != rc) {
         /* Nothing of it is left in flight: the start fails. */
-        request->super.req_state = OMPI_REQUEST_INACTIVE;
-        request->super.req_complete = REQUEST_COMPLETED;
+        request->super.super.req_state = OMPI_REQUEST_INACTIVE;
+        request->super.super.req_complete = REQUEST_COMPLETED;
         return rc;
     }
     if (done) {
@@ -133,12 +136,12 @@ static int hier_request_free(ompi_request_t **base)
 {
     mca_coll_hier_request_t *request = (mca_coll_hier_request_t *) *base;
 
-    if (!REQUEST_COMPLETE(&request->super)) {
+    if (!REQUEST_COMPLETE(&request->super.super)) {
         return MPI_ERR_REQUEST;
     }
-    OMPI_REQUEST_FINI(&request->super);
+    OMPI_REQUEST_FINI(&request->super.super);
     OPAL_THREAD_LOCK(&hier_lock);
-    opal_list_append(&hier_free, &request->super.super.super);
+    opal_list_append(&hier_free, &request->super.super.super.super);
     OPAL_THREAD_UNLOCK(&hier_lock);
     *base = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -167,13 +170,13 @@ static int hier_request_make(mca_coll_hier_module_t *module, struct ompi_communi
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
-    OMPI_REQUEST_INIT(&request->super, persistent);
-    request->super.req_type = OMPI_REQUEST_COLL;
-    request->super.req_mpi_object.comm = comm;
-    request->super.req_status._cancelled = 0;
-    request->super.req_start = hier_request_start;
-    request->super.req_free = hier_request_free;
-    request->super.req_cancel = hier_request_cancel;
+    OMPI_REQUEST_INIT(&request->super.super, persistent);
+    request->super.super.req_type = OMPI_REQUEST_COLL;
+    request->super.super.req_mpi_object.comm = comm;
+    request->super.super.req_status._cancelled = 0;
+    request->super.super.req_start = hier_request_start;
+    request->super.super.req_free = hier_request_free;
+    request->super.super.req_cancel = hier_request_cancel;
     request->form = form;
     request->prepare = prepare;
     request->args = *args;
@@ -182,13 +185,13 @@ static int hier_request_make(mca_coll_hier_module_t *module, struct ompi_communi
      * keeps its tag for all its starts, which complete in order. */
     mca_coll_hier_call_init(&request->call, module, comm, &request->work, schedule, &request->args,
                             ompi_coll_base_nbc_reserve_tags(comm, 1), window);
-    *out = &request->super;
+    *out = &request->super.super;
     if (persistent) {
         return OMPI_SUCCESS;
     }
     rc = hier_request_start_one(request);
     if (OMPI_SUCCESS != rc) {
-        ompi_request_t *failed = &request->super;
+        ompi_request_t *failed = &request->super.super;
         (void) hier_request_free(&failed);
         *out = MPI_REQUEST_NULL;
     }
