@@ -193,6 +193,7 @@ static void run_all(const common_options_t *o, tally_t *t)
     type_pair_t types[16];
     comm_entry_t comms[MAX_COMMS];
     int ntypes = build_types(types);
+    warm_up_world(o->form);
     int ncomms = build_comms(comms, o->comms);
     warm_up_comms(o->form, comms, ncomms);
     uint32_t seed = 0;

@@ -268,6 +268,7 @@ int main(int argc, char **argv)
 
     type_pair_t types[16];
     comm_entry_t comms[MAX_COMMS];
+    warm_up_world(o.form);
     const int ntypes = build_types(types), ncomms = build_comms(comms, o.comms);
     warm_up_comms(o.form, comms, ncomms);
     const char *patterns[] = {"uniform", "zeros", "random", "one-sender", "empty", "large"};

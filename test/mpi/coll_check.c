@@ -1010,6 +1010,7 @@ static void run_all(const options_t *o, tally_t *t)
     int nreds = build_reductions(reds, user_ops);
     reductions = reds;
     nreductions = nreds;
+    warm_up_world(o->common.form);
     int ncomms = build_comms(comms, o->common.comms);
     if (o->ndims) ncomms = add_cart_comm(comms, ncomms, o);
     warm_up_comms(o->common.form, comms, ncomms);
