@@ -22,7 +22,10 @@
 #endif
 
 #include <mpi.h>
-#if MPI_VERSION < 4 && defined(OPEN_MPI)
+/* MPI-4's persistent collectives: Open MPI 5.0 has them, yet says MPI 3.1. */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+#define HAVE_MPI4_PERSISTENT 1
+#elif defined(OPEN_MPI)
 #include <mpi-ext.h> /* Open MPI 4.1: the pcollreq extension's MPIX_<Op>_init */
 #endif
 
@@ -410,14 +413,14 @@ typedef enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT } form_t;
 static const char *const form_names[] = {"blocking", "nonblocking", "persistent"};
 #define PERSISTENT_STARTS 3
 
-/* PERSISTENT_INIT(Alltoall): MPI-4's MPI_Alltoall_init, or the pcollreq
- * extension's MPIX_Alltoall_init (Open MPI 4.1); left undefined where
+/* PERSISTENT_INIT(Alltoall): MPI-4's MPI_Alltoall_init (Open MPI 5.0), or
+ * the pcollreq extension's MPIX_Alltoall_init (Open MPI 4.1); left undefined where
  * neither exists, and --form persistent is then refused.
  * PERSISTENT_START(Alltoall, req, ARGS...), the persistent form's case of a
  * checker's call_<op>: returns MPI_Start(req), after creating *req with
  * PERSISTENT_INIT(Alltoall)(ARGS..., MPI_INFO_NULL, req) at the first start
  * (*req still MPI_REQUEST_NULL). */
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI4_PERSISTENT
 #define PERSISTENT_INIT(Op) MPI_##Op##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define PERSISTENT_INIT(Op) MPIX_##Op##_init
