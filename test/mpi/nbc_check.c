@@ -553,7 +553,7 @@ int main(int argc, char **argv)
             else check_slot(order[i], rcs[i], round, &t);
         }
         if (wrank == 0) {
-            printf(PROG ": round %d: %d requests (%d persistent), completed by %s%s%s\n", round, n, n - nfresh,
+            printf(PROG ": round %d: %d requests (%d persistent), completed by %s%s%s%s\n", round, n, n - nfresh,
                    completion_names[mode], round % 3 == 2 ? " (odd ranks: " : "",
                    round % 3 == 2 ? completion_names[(round + 1) % C_MODES] : "",
                    round % 3 == 2 ? ")" : "");

@@ -895,8 +895,8 @@ else
         check_result "$name: results"
         check_checksum "$name: checksum" "$key"
         if ((!plain)); then
-            check_verbose "$name: verbose" "$map" ialltoall "$want" "$nclusters"
-            check_verbose "$name: verbose" "$map" alltoall_init "$want" "$nclusters"
+            check_verbose "$name: verbose ialltoall" "$map" ialltoall "$want" "$nclusters"
+            check_verbose "$name: verbose alltoall_init" "$map" alltoall_init "$want" "$nclusters"
         fi
     done
     comms_in_use=world,dup,parity,reversed
