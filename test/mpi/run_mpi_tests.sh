@@ -11,8 +11,12 @@
 # Where the registry says a row does not apply to a layout, the run uses
 # the checker's smallest counts and the component's verbose line must say
 # so ("fallback (ROW does not apply: WHY)"); every row must apply to at
-# least one layout of its checker. Then hand-made runs check auto, the
-# settings (embeddings, cost sources, pieces, rules files) and bad values.
+# least one layout of its checker. Every row runs again in the checkers'
+# nonblocking and persistent forms (--form) on the first layout where it
+# applies, and nbc_check (many requests in flight on several communicators)
+# with Open MPI's own, auto and rows by name (NBC_RUNS). Then hand-made runs
+# check auto, the settings (embeddings, cost sources, pieces, rules files)
+# and bad values.
 # It checks
 #   - that every case matches the point-to-point reference (the checkers);
 #   - that the verbose line names the algorithm that was asked for;
@@ -41,6 +45,7 @@
 #   HIER_INSPECT        hier-inspect (default: contrib/inspect/hier-inspect
 #                       beside this script), which lists the registry
 #   HIER_BENCH          hier_bench, for the MPI_T selection check
+#   HIER_NBC_CHECK      nbc_check (default: nbc_check beside ALLTOALL_CHECK)
 #   HIER_MPIRUN_ENV     NAME=VALUE words each passed to the ranks with mpirun
 #                       -x (e.g. LD_PRELOAD of a sanitizer runtime)
 #   HIER_COMPONENT_DIR  directory holding an uninstalled mca_coll_hier.so; put
