@@ -16,7 +16,8 @@
 #                  the hypercube collectives on the scenario's costs
 #   (and, on the backbone scenarios, lg and alltoallv with host-pattern
 #   cluster maps; on the torus, opt scatter and gather; every alltoall row of
-#   the registry by name on uneven-smp, two-clusters, torus and hetero)
+#   the registry by name on uneven-smp, two-clusters, torus and hetero;
+#   MPI_Ialltoall, auto and a row by name, on uneven-smp and two-clusters)
 #   one-node, two-clusters-smp, two-clusters-4-8, two-clusters-6-6
 #                  auto at its defaults: results and its verbose line
 #   down           nothing is left behind
@@ -27,8 +28,10 @@
 # exit code is nonzero if anything failed. Without root or namespace support
 # it prints one "SKIP: reason" line and exits 77.
 #
-# usage: run_cluster_tests.sh [--quick] [--logdir DIR] [--timeout SEC]
+# usage: run_cluster_tests.sh [--quick] [--only LIST] [--logdir DIR] [--timeout SEC]
 #   --quick    smoke and uneven-smp only
+#   --only     only these of smoke, uneven-smp, two-clusters, three-clusters,
+#              torus, hetero, auto-elsewhere (comma-separated), then down
 #   --logdir   where each run's output goes (default: a new temp dir)
 #   --timeout  seconds before an mpirun counts as hung (default 120)
 # environment:
@@ -42,17 +45,24 @@ cluster=$repo/contrib/cluster/hier-cluster
 # shellcheck source=../../contrib/mpirun-local.sh
 source "$repo/contrib/mpirun-local.sh"   # hier_pkglibdir, hier_ompi_series
 
-quick=0 logdir="" timeout_s=120
+quick=0 only="" logdir="" timeout_s=120
 usage() { sed -n '/^# usage:/,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --quick) quick=1 ;;
+        --only) only=${2:?--only needs a list of sections}; shift ;;
         --logdir) logdir=${2:?--logdir needs a directory}; shift ;;
         --timeout) timeout_s=${2:?--timeout needs seconds}; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run_cluster_tests.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
     esac
     shift
+done
+for name in $(tr ',' ' ' <<<"$only"); do
+    case $name in
+        smoke|uneven-smp|two-clusters|three-clusters|torus|hetero|auto-elsewhere) ;;
+        *) echo "run_cluster_tests.sh: --only: unknown section $name" >&2; usage >&2; exit 2 ;;
+    esac
 done
 
 # ------------------------------------------------------------ preconditions
@@ -217,6 +227,8 @@ test_uneven_smp() {
     fi
     alltoall_by_name uneven-smp 10 "4,3,2,1"
     alltoall_auto uneven-smp 10
+    ialltoall uneven-smp 10 auto "size 10, 4 nodes"
+    ialltoall uneven-smp 10 factor "size 10, 4 nodes"
 }
 
 # --------------------------------------------------------------- backbones
@@ -349,6 +361,25 @@ alltoall_by_name() {
     done 3<<<"$rows"
 }
 
+# ialltoall SCENARIO NP ALGORITHM SHAPE [MPIRUN ARGS...]: alltoall_check in
+# its nonblocking form (MPI_Ialltoall, completed by MPI_Wait and MPI_Test in
+# turn) with ALGORITHM (auto: at every default), byte for byte and by
+# checksum against Open MPI's own (libnbc's) on the same cases; rank 0's
+# verbose line "ialltoall on MPI_COMM_WORLD (SHAPE): ..." names ALGORITHM
+# (auto: a row of the registry or the fallback).
+ialltoall() {
+    local scenario=$1 np=$2 algorithm=$3 shape=$4 what want line
+    shift 4
+    what="alltoall_check --form nonblocking, $algorithm"
+    hier_check "$scenario" "$what" "$np" "" "$checker" --form nonblocking --counts 1,100 --types int,vector \
+        --comms world,dup -- --mca coll_hier_alltoall_algorithm "$algorithm" "$@"
+    want=$algorithm
+    [[ $algorithm == auto ]] && want="($(registry_rows | awk '{ print $1 }' | paste -sd'|')|fallback)"
+    line=$(grep -m1 'coll:hier: ialltoall on MPI_COMM_WORLD ' "$logdir/$scenario-${what//[^A-Za-z0-9_.-]/_}.log" || true)
+    check "$scenario: $what: verbose line 'ialltoall on MPI_COMM_WORLD ($shape): $algorithm'" "${line:-no line}" \
+        grep -qE "^coll:hier: ialltoall on MPI_COMM_WORLD \($shape\): $want( \(.*\))?\$" <<<"$line"
+}
+
 # alltoall_auto SCENARIO NP [MPIRUN ARGS...]: auto at every setting's
 # default (trials off, costs probed): correct results, equal to Open MPI's
 # own, and a verbose line naming a row or the fallback.
@@ -399,6 +430,8 @@ test_two_clusters() {
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
     alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --mca coll_hier_cluster_map "$hosts"
     alltoall_auto two-clusters 9 --mca coll_hier_cluster_map "$hosts"
+    ialltoall two-clusters 9 auto "size 9, 9 nodes, 2 clusters" --mca coll_hier_cluster_map "$hosts"
+    ialltoall two-clusters 9 lg_at_once "size 9, 9 nodes, 2 clusters" --mca coll_hier_cluster_map "$hosts"
 }
 
 test_three_clusters() {
@@ -595,15 +628,18 @@ test_down() {
 # --------------------------------------------------------------------- main
 
 echo "cluster tests: logs in $logdir"
-test_smoke
-test_uneven_smp
-if ((!quick)); then
-    test_two_clusters
-    test_three_clusters
-    test_torus
-    test_hetero
-    test_auto_elsewhere
-fi
+# section NAME: whether to run it (--only, else --quick's or all).
+section() {
+    if [[ -n $only ]]; then [[ ,$only, == *,$1,* ]]
+    else ((!quick)) || [[ $1 == smoke || $1 == uneven-smp ]]; fi
+}
+section smoke && test_smoke
+section uneven-smp && test_uneven_smp
+section two-clusters && test_two_clusters
+section three-clusters && test_three_clusters
+section torus && test_torus
+section hetero && test_hetero
+section auto-elsewhere && test_auto_elsewhere
 test_down
 if ((skipped)); then echo "$passed passed, $failed failed, $skipped skipped"
 else echo "$passed passed, $failed failed"; fi

@@ -2,7 +2,8 @@
  * alltoall_check: checks MPI_Alltoall byte for byte against a point-to-point
  * reference (MPI_Isend/MPI_Irecv of the same datatypes, i.e. Open MPI's own
  * PML result), for every datatype class, several counts, MPI_IN_PLACE and
- * several communicators.
+ * several communicators; with --form, MPI_Ialltoall or the persistent
+ * MPI_Alltoall_init instead (check_common.h, "forms").
  *
  * Why point-to-point: the checker must not rely on any collective that the
  * component under test may replace, so the reference, the pass/fail summary
@@ -70,8 +71,31 @@ static void report_failure(const case_t *c, const char *why)
     fflush(stdout);
 }
 
-/* Runs one case on this rank; returns 1 if it passed. */
-static int run_case(const case_t *c, tally_t *t)
+/* The call under test in form f (for the persistent form: MPI_Start of
+ * *req, which the first start creates); in place, the standard says the send
+ * count and type are ignored: they get values that would be wrong if
+ * anything looked at them. */
+static int call_alltoall(form_t f, MPI_Request *req, int in_place, const void *sbuf, int count,
+                         MPI_Datatype stype, void *rbuf, MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (in_place) {
+        sbuf = MPI_IN_PLACE;
+        stype = MPI_DATATYPE_NULL;
+    }
+    const int scount = in_place ? 0 : count;
+    switch (f) {
+    case FORM_NONBLOCKING:
+        return MPI_Ialltoall(sbuf, scount, stype, rbuf, count, rtype, comm, req);
+    case FORM_PERSISTENT:
+        PERSISTENT_START(Alltoall, req, sbuf, scount, stype, rbuf, count, rtype, comm);
+    default:
+        return MPI_Alltoall(sbuf, scount, stype, rbuf, count, rtype, comm);
+    }
+}
+
+/* Runs one case on this rank (every start of it, in form f); returns 1 if
+ * it passed. */
+static int run_case(const case_t *c, form_t f, tally_t *t)
 {
     MPI_Comm comm = c->comm->comm;
     int rank, size;
@@ -85,47 +109,56 @@ static int run_case(const case_t *c, tally_t *t)
     size_t sblock = (size_t)c->count * extent_of(stype);
     size_t rblock = (size_t)c->count * extent_of(rtype);
 
-    guarded_t send = guarded_alloc(span_of(stype, n)); /* for the collective */
+    /* For the collective; a persistent request keeps their addresses. */
+    guarded_t send = guarded_alloc(span_of(stype, n));
     guarded_t recv = guarded_alloc(span_of(rtype, n));
+    MPI_Request req = MPI_REQUEST_NULL;
+    verdict_t v = {1, ""};
+    const int starts = form_starts(f);
 
-    /* Not in place, the receive buffer keeps the sentinel in the datatype's
-     * gaps; in place, it starts as the data to send. */
-    if (c->in_place)
-        fill_pattern(recv.data, recv.len, rblock ? rblock : 1, c->seed, rank);
-    else
-        fill_pattern(send.data, send.len, sblock ? sblock : 1, c->seed, rank);
-    /* The reference's buffers start as identical copies. */
-    guarded_t ref_send = guarded_copy(c->in_place ? &recv : &send);
-    guarded_t ref_recv = guarded_copy(&recv);
+    for (int s = 0; s < starts; s++) {
+        const uint32_t seed = start_seed(c->seed, s, starts);
+        memset(send.base, SENTINEL, send.len + 2 * GUARD);
+        memset(recv.base, SENTINEL, recv.len + 2 * GUARD);
+        /* Not in place, the receive buffer keeps the sentinel in the
+         * datatype's gaps; in place, it starts as the data to send. */
+        if (c->in_place)
+            fill_pattern(recv.data, recv.len, rblock ? rblock : 1, seed, rank);
+        else
+            fill_pattern(send.data, send.len, sblock ? sblock : 1, seed, rank);
+        /* The reference's buffers start as identical copies. */
+        guarded_t ref_send = guarded_copy(c->in_place ? &recv : &send);
+        guarded_t ref_recv = guarded_copy(&recv);
 
-    /* In place, the standard says the send count and type are ignored: pass
-     * values that would be wrong if anything looked at them. */
-    int rc = c->in_place
-        ? MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.data, c->count, rtype, comm)
-        : MPI_Alltoall(send.data, c->count, stype, recv.data, c->count, rtype, comm);
-    int ref_rc = reference_alltoall(ref_send.data, stype, ref_recv.data, rtype, c->count, comm);
+        int rc = call_alltoall(f, &req, c->in_place, send.data, c->count, stype, recv.data, rtype,
+                               comm);
+        rc = form_complete(f, rc, &req);
+        int ref_rc = reference_alltoall(ref_send.data, stype, ref_recv.data, rtype, c->count, comm);
 
-    t->hash = fnv1a(t->hash, recv.data, recv.len);
+        if (s == starts - 1) t->hash = fnv1a(t->hash, recv.data, recv.len);
 
-    /* Not in place, the send buffer must come back untouched. */
-    const comparison_t cmp[] = {
-        {"receive buffer differs from reference", &recv, &ref_recv, rblock},
-        {"send buffer was modified", &send, &ref_send, sblock},
-    };
-    char why[MPI_MAX_ERROR_STRING + 160];
-    int ok = judge(rc, ref_rc, cmp, c->in_place ? 1 : 2, why, sizeof why);
-    if (ok) {
+        /* Not in place, the send buffer must come back untouched. */
+        const comparison_t cmp[] = {
+            {"receive buffer differs from reference", &recv, &ref_recv, rblock},
+            {"send buffer was modified", &send, &ref_send, sblock},
+        };
+        char why[MPI_MAX_ERROR_STRING + 160];
+        verdict_add(&v, judge(rc, ref_rc, cmp, c->in_place ? 1 : 2, why, sizeof why), why, s,
+                    starts);
+        free(ref_send.base);
+        free(ref_recv.base);
+    }
+    form_release(&req);
+    if (v.ok) {
         t->passed++;
     } else {
         t->failed++;
-        report_failure(c, why);
+        report_failure(c, v.why);
     }
 
     free(send.base);
-    free(ref_send.base);
     free(recv.base);
-    free(ref_recv.base);
-    return ok;
+    return v.ok;
 }
 
 /* --------------------------------------------------------------- options */
@@ -134,7 +167,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: " PROG " [--counts N,N,...] [--quick] [--types LIST] [--comms LIST]\n"
-            "                      [--in-place no|yes|both]\n");
+            "                      [--in-place no|yes|both] [--form FORM]\n");
     common_usage(f, ALL_TYPES, COMM_KINDS);
     fprintf(f,
             "  --in-place  also MPI_IN_PLACE cases (default both; skipped for type\n"
@@ -160,7 +193,9 @@ static void run_all(const common_options_t *o, tally_t *t)
     type_pair_t types[16];
     comm_entry_t comms[MAX_COMMS];
     int ntypes = build_types(types);
+    warm_up_world(o->form);
     int ncomms = build_comms(comms, o->comms);
+    warm_up_comms(o->form, comms, ncomms);
     uint32_t seed = 0;
 
     for (int ci = 0; ci < ncomms; ci++)
@@ -173,7 +208,7 @@ static void run_all(const common_options_t *o, tally_t *t)
                      * different send type would repeat another one. */
                     if (ip && types[ti].send != types[ti].recv) continue;
                     case_t c = {&comms[ci], &types[ti], o->counts[k], ip, seed++};
-                    run_case(&c, t);
+                    run_case(&c, o->form, t);
                 }
         }
     free_comms(comms, ncomms);

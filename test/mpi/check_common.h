@@ -1,16 +1,18 @@
 /*
  * check_common.h: what the MPI checkers (alltoall_check.c, alltoallv_check.c,
- * coll_check.c)
+ * coll_check.c, nbc_check.c)
  * share: list options, the datatype pairs and communicators every case runs
- * on, byte patterns, guarded buffers and their comparison, FNV-1a, and the
- * point-to-point summary that rank 0 prints.
+ * on, byte patterns, guarded buffers and their comparison, FNV-1a, the
+ * point-to-point summary that rank 0 prints, and the forms a collective runs
+ * in (blocking, nonblocking, persistent) with their completion.
  *
  * Each checker is one translation unit that defines PROG (its name, the
  * prefix of every line it prints) and then includes this header; everything
  * here is static.
  *
- * Nothing here calls a collective: a checker must not rely on any collective
- * that the component under test may replace (see the checkers' comments).
+ * Nothing here relies on a collective: a checker must not rely on any
+ * collective that the component under test may replace (see the checkers'
+ * comments); the one called here, warm_up_comms's barrier, is not checked.
  */
 #ifndef CHECK_COMMON_H
 #define CHECK_COMMON_H
@@ -20,6 +22,12 @@
 #endif
 
 #include <mpi.h>
+/* MPI-4's persistent collectives: Open MPI 5.0 has them, yet says MPI 3.1. */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+#define HAVE_MPI4_PERSISTENT 1
+#elif defined(OPEN_MPI)
+#include <mpi-ext.h> /* Open MPI 4.1: the pcollreq extension's MPIX_<Op>_init */
+#endif
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -395,6 +403,142 @@ static int judge(int rc, int ref_rc, const comparison_t *cmp, int ncmp, char *wh
     return 1;
 }
 
+/* ------------------------------------------------------------------ forms */
+
+/* How the collective under test runs: its blocking call; MPI_I<op> and then
+ * completion; or MPI_<Op>_init once, then MPI_Start and completion for every
+ * start (PERSISTENT_STARTS of them, the buffers refilled with other data
+ * before each), then MPI_Request_free. */
+typedef enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT } form_t;
+static const char *const form_names[] = {"blocking", "nonblocking", "persistent"};
+#define PERSISTENT_STARTS 3
+
+/* PERSISTENT_INIT(Alltoall): MPI-4's MPI_Alltoall_init (Open MPI 5.0), or
+ * the pcollreq extension's MPIX_Alltoall_init (Open MPI 4.1); left undefined where
+ * neither exists, and --form persistent is then refused.
+ * PERSISTENT_START(Alltoall, req, ARGS...), the persistent form's case of a
+ * checker's call_<op>: returns MPI_Start(req), after creating *req with
+ * PERSISTENT_INIT(Alltoall)(ARGS..., MPI_INFO_NULL, req) at the first start
+ * (*req still MPI_REQUEST_NULL). */
+#ifdef HAVE_MPI4_PERSISTENT
+#define PERSISTENT_INIT(Op) MPI_##Op##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define PERSISTENT_INIT(Op) MPIX_##Op##_init
+#endif
+#ifdef PERSISTENT_INIT
+#define PERSISTENT_START(Op, req, ...)                                             \
+    do {                                                                           \
+        if (*(req) == MPI_REQUEST_NULL) {                                          \
+            int init_rc_ = PERSISTENT_INIT(Op)(__VA_ARGS__, MPI_INFO_NULL, (req)); \
+            if (init_rc_ != MPI_SUCCESS) return init_rc_;                          \
+        }                                                                          \
+        return MPI_Start(req);                                                     \
+    } while (0)
+#else
+#define PERSISTENT_START(Op, req, ...) return MPI_ERR_INTERN /* refused by parse_form */
+#endif
+
+/* "--form NAME" into *f: 0, or -1 for a name that is not a form. */
+static int parse_form(const char *v, form_t *f)
+{
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(v, form_names[k])) {
+            *f = (form_t)k;
+#ifndef PERSISTENT_INIT
+            if (*f == FORM_PERSISTENT) {
+                fprintf(stderr, PROG ": --form persistent: this MPI has no persistent collectives "
+                                "(MPI-4, or Open MPI's pcollreq extension)\n");
+                return -1;
+            }
+#endif
+            return 0;
+        }
+    return -1;
+}
+
+#define FORM_USAGE                                                                         \
+    "  --form      blocking (default), nonblocking (MPI_I<op>, then MPI_Wait or an\n"    \
+    "              MPI_Test loop, in turn) or persistent (MPI_<Op>_init, then\n"         \
+    "              MPI_Start and completion for each of 3 starts, each with other\n"     \
+    "              data and checked, then MPI_Request_free)\n"
+
+/* How many times a case's call starts in form f. */
+static int form_starts(form_t f)
+{
+    return f == FORM_PERSISTENT ? PERSISTENT_STARTS : 1;
+}
+
+/* The data seed of start s of a case whose seed is seed: the last start
+ * uses the case's own, so that the results hashed (the last start's) are
+ * the blocking form's and the checksums agree; the earlier ones use seeds
+ * no case has, so that a persistent request that kept the data of an
+ * earlier start (rather than reading its buffers at MPI_Start) is caught. */
+static uint32_t start_seed(uint32_t seed, int s, int starts)
+{
+    return s == starts - 1 ? seed : seed ^ (0x80000000u >> s);
+}
+
+/* Completes the request of a started call: MPI_Wait and a loop of MPI_Test,
+ * in turn, so that both paths of completion (the one that blocks in the
+ * progress engine and the one that polls it) run. */
+static int complete_request(MPI_Request *req)
+{
+    static unsigned calls;
+    if (calls++ % 2 == 0) return MPI_Wait(req, MPI_STATUS_IGNORE);
+    int done = 0, rc = MPI_SUCCESS;
+    while (!done && rc == MPI_SUCCESS) rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    return rc;
+}
+
+/* After a call in form f returned rc (for the nonblocking and persistent
+ * forms: its start, with *req): the result of the whole operation. */
+static int form_complete(form_t f, int rc, MPI_Request *req)
+{
+    if (f == FORM_BLOCKING || rc != MPI_SUCCESS) return rc;
+    return complete_request(req);
+}
+
+/* After the last start of a persistent request: frees it (the other forms
+ * leave nothing behind; a failed init leaves MPI_REQUEST_NULL). */
+static void form_release(MPI_Request *req)
+{
+    if (*req != MPI_REQUEST_NULL) MPI_Request_free(req);
+}
+
+/* The first failure of a case's starts, for its one report line. */
+typedef struct {
+    int ok;
+    char why[MPI_MAX_ERROR_STRING + 200];
+} verdict_t;
+
+/* Records the verdict of start s (of starts): the case passes if all do,
+ * and reports the first failing start, naming it when there are several. */
+static void verdict_add(verdict_t *v, int ok, const char *why, int s, int starts)
+{
+    if (ok || !v->ok) return;
+    v->ok = 0;
+    if (starts > 1) snprintf(v->why, sizeof v->why, "start %d of %d: %s", s + 1, starts, why);
+    else snprintf(v->why, sizeof v->why, "%s", why);
+}
+
+/* A warm-up blocking collective on each communicator, for the nonblocking
+ * and persistent forms: a component that gathers what it knows of a
+ * communicator at its first blocking collective (coll/hier does) has its
+ * own schedules for the forms under test then. Its result is not relied on. */
+static void warm_up_comms(form_t f, const comm_entry_t *c, int n)
+{
+    if (f == FORM_BLOCKING) return;
+    for (int i = 0; i < n; i++) MPI_Barrier(c[i].comm);
+}
+
+/* The same on MPI_COMM_WORLD before the other communicators are made:
+ * making them runs collectives on it (Open MPI's MPI_Comm_dup an
+ * MPI_Iallreduce), which would otherwise come before its first blocking one. */
+static void warm_up_world(form_t f)
+{
+    if (f != FORM_BLOCKING) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ------------------------------------------------------------------ options */
 
 /* The options both checkers take. */
@@ -404,9 +548,10 @@ typedef struct {
     const char *types;  /* comma list of type names, or NULL for all */
     const char *comms;  /* comma list of communicator kinds */
     int in_place;       /* 0: no, 1: yes, 2: both */
+    form_t form;
 } common_options_t;
 
-#define COMMON_DEFAULTS {{0, 1, 7, 4096}, 4, NULL, ALL_COMMS, 2}
+#define COMMON_DEFAULTS {{0, 1, 7, 4096}, 4, NULL, ALL_COMMS, 2, FORM_BLOCKING}
 
 static void common_usage(FILE *f, const char *types, const char *comms)
 {
@@ -415,7 +560,8 @@ static void common_usage(FILE *f, const char *types, const char *comms)
             "  --quick     same as --counts 0,1,7,100\n"
             "  --types     any of %s\n"
             "              (default: all)\n"
-            "  --comms     any of %s (default: " ALL_COMMS ")\n",
+            "  --comms     any of %s (default: " ALL_COMMS ")\n"
+            FORM_USAGE,
             types, comms);
 }
 
@@ -450,6 +596,8 @@ static int parse_common_option(int argc, char **argv, int *i, common_options_t *
         o->types = v;
     } else if (!strcmp(a, "--comms")) {
         o->comms = v;
+    } else if (!strcmp(a, "--form")) {
+        if (parse_form(v, &o->form)) return -1;
     } else if (!strcmp(a, "--in-place")) {
         if (!strcmp(v, "no")) o->in_place = 0;
         else if (!strcmp(v, "yes")) o->in_place = 1;

@@ -11,8 +11,12 @@
 # Where the registry says a row does not apply to a layout, the run uses
 # the checker's smallest counts and the component's verbose line must say
 # so ("fallback (ROW does not apply: WHY)"); every row must apply to at
-# least one layout of its checker. Then hand-made runs check auto, the
-# settings (embeddings, cost sources, pieces, rules files) and bad values.
+# least one layout of its checker. Every row runs again in the checkers'
+# nonblocking and persistent forms (--form) on the first layout where it
+# applies, and nbc_check (many requests in flight on several communicators)
+# with Open MPI's own, auto and rows by name (NBC_RUNS). Then hand-made runs
+# check auto, the settings (embeddings, cost sources, pieces, rules files)
+# and bad values.
 # It checks
 #   - that every case matches the point-to-point reference (the checkers);
 #   - that the verbose line names the algorithm that was asked for;
@@ -41,6 +45,7 @@
 #   HIER_INSPECT        hier-inspect (default: contrib/inspect/hier-inspect
 #                       beside this script), which lists the registry
 #   HIER_BENCH          hier_bench, for the MPI_T selection check
+#   HIER_NBC_CHECK      nbc_check (default: nbc_check beside ALLTOALL_CHECK)
 #   HIER_MPIRUN_ENV     NAME=VALUE words each passed to the ranks with mpirun
 #                       -x (e.g. LD_PRELOAD of a sanitizer runtime)
 #   HIER_COMPONENT_DIR  directory holding an uninstalled mca_coll_hier.so; put
@@ -747,6 +752,161 @@ for layout in "${COLL_LAYOUTS[@]}"; do
     done
     layout_no=$((layout_no + 1))
 done
+
+# ------------------------------------- nonblocking and persistent forms
+
+# Every row of the registry again in the checkers' nonblocking and persistent
+# forms (--form: MPI_I<op>, MPI_<Op>_init; hier runs them with the blocking
+# form's selection), on the first layout of its checker's list where it
+# applies, with the quick counts: the results, the checksum against the
+# blocking fallback's with the same arguments (run here where the runs above
+# did not), and the verbose line naming the form and the row ("ialltoall on
+# ...: ROW", "alltoall_init on ...: ROW").
+# form_op FORM OP: the name hier's verbose line gives OP's FORM.
+form_op() { [[ $1 == nonblocking ]] && echo "i$2" || echo "${2}_init"; }
+declare -A formed   # "PROGRAM ROW" -> ran in the forms
+# run_forms CHECKER OP PROGRAM KEY WHERE: every row of rows (registry_fit)
+# that applies on the layout in hand (map, clusters, mpirun_extra) and has
+# not run in the forms, in both, through CHECKER with the arrays
+# checker_args; KEY's blocking fallback first if no run gave it; WHERE: as
+# in COLL_LAYOUTS.
+run_forms() {
+    local checker=$1 op=$2 program=$3 key=$4 where=$5 i row form name p cluster_args=() nclusters=1 todo_forms=()
+    for i in "${!rows[@]}"; do
+        row=${rows[$i]}
+        [[ -z ${unfit[$row]} && -z ${formed["$program $row"]:-} ]] && todo_forms+=("$i")
+    done
+    ((${#todo_forms[@]})) || return 0
+    p=$(map_size "$map")
+    [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters") && nclusters=$(map_nodes "$clusters")
+    local op_args=()
+    [[ $program == coll_check:* ]] && op_args=(--op "$op")
+    if [[ -z ${reference_checksum[$key]:-} ]]; then
+        name="$op blocking reference: map=$map${clusters:+ clusters=$clusters} p=$p alg=fallback ${checker_args[*]}"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+            --mca "coll_hier_${op}_algorithm" fallback "${mpirun_extra[@]}" -- "$checker" "${op_args[@]}" "${checker_args[@]}"
+        check_result "$name: results"
+        reference_checksum[$key]=$(log_checksum)
+    fi
+    for i in "${todo_forms[@]}"; do
+        row=${rows[$i]}
+        formed["$program $row"]=1
+        for form in nonblocking persistent; do
+            name="$(form_op "$form" "$op") map=$map${clusters:+ clusters=$clusters} p=$p alg=$row ${checker_args[*]}"
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                --mca coll_hier_window "$(window_for "$i" 0)" --mca "coll_hier_${op}_algorithm" "$row" \
+                --mca coll_hier_verbose 1 "${mpirun_extra[@]}" -- "$checker" "${op_args[@]}" "${checker_args[@]}" --form "$form"
+            check_result "$name: results"
+            check_checksum "$name: checksum" "$key"
+            ((plain)) || check_verbose "$name: verbose" "$map" "$(form_op "$form" "$op")" "$row$where" "$nclusters" \
+                "$(cart_comms "$p" "${checker_args[@]}")"
+        done
+    done
+}
+forms_start=$SECONDS forms_runs=$run_no
+mpirun_extra=()
+for layout in "${ALLTOALL_LAYOUTS[@]}"; do
+    IFS='|' read -r map clusters args <<<"$layout"
+    read -ra checker_args <<<"$args"
+    p=$(map_size "$map")
+    ((p > 1)) || continue
+    [[ " $args " == *" --quick "* ]] || checker_args+=(--quick)
+    key=$p
+    [[ -n $clusters ]] && key="$p/$clusters/$args"
+    key+=" quick"
+    registry_fit alltoall "$map" "$clusters"
+    run_forms "$alltoall_checker" alltoall alltoall_check "$key" ""
+done
+for layout in "${ALLTOALLV_LAYOUTS[@]}"; do
+    IFS='|' read -r map clusters args <<<"$layout"
+    read -ra checker_args <<<"$args"
+    checker_args+=(--counts uniform,zeros,random,one-sender,empty)
+    comms_in_use=world,dup,parity,reversed
+    [[ $args == *--comms* ]] && comms_in_use=${args#*--comms }
+    key="alltoallv/$(map_size "$map")/$args"
+    ((quick)) || key+=" quick"
+    registry_fit alltoallv "$map" "$clusters"
+    run_forms "$alltoallv_checker" alltoallv alltoallv_check "$key" ""
+done
+comms_in_use=world,dup,parity,reversed
+clusters=""
+for layout in "${COLL_LAYOUTS[@]}"; do
+    IFS='|' read -r op map extra where <<<"$layout"
+    split_extra "$extra"
+    checker_args=("${checker_extra[@]}")
+    [[ $op != barrier ]] && checker_args+=(--quick)
+    key="$op p=$(map_size "$map")${checker_args[*]:+ ${checker_args[*]}}"
+    torus=""
+    [[ $where == \#* ]] && torus=${where#\#} && torus=${torus%%@*}
+    registry_fit "$op" "$map" "" "$torus"
+    run_forms "$coll_checker" "$op" "coll_check:$op" "$key" "$where"
+done
+for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
+    case $op in alltoall) program=alltoall_check ;; alltoallv) program=alltoallv_check ;; *) program=coll_check:$op ;; esac
+    while read -r _ _ row; do
+        [[ -n $row && -z ${formed["$program $row"]:-} ]] &&
+            fail "forms: $op $row" "ran in no form: it applies to none of ${program%%:*}'s layouts"
+    done <<<"$("$inspect" registry "$op")"
+done
+echo "run_mpi_tests.sh: nonblocking and persistent forms: $((run_no - forms_runs)) runs in $((SECONDS - forms_start)) s"
+
+# nbc_check: many nonblocking and persistent requests in flight on three
+# communicators, completed in other orders than started, with blocking
+# collectives between: on each layout "NODE MAP|CLUSTERS|ALGORITHMS|WANT",
+# Open MPI's own (its checksum the reference), auto, and rows by name
+# (ALGORITHMS: OP=ROW,... set for every form of OP); WANT: what the verbose
+# lines of MPI_COMM_WORLD must name for ialltoall and alltoall_init (auto:
+# Open MPI's own on these maps, as for the blocking form).
+readonly NBC_RUNS=(
+    "4,3,2,1||auto|fallback"
+    "4,3,2,1||alltoall=factor,alltoallv=factor|factor"
+    "2,2,1,1,1|2,3|alltoall=lg_at_once,alltoallv=lg,allreduce=hypercube|lg_at_once"
+    "3,3,3||alltoall=pairwise,allgather=hypercube,allreduce=hypercube,barrier=hypercube|pairwise"
+)
+nbc_checker=${HIER_NBC_CHECK:-$(dirname "$alltoall_checker")/nbc_check}
+nbc_start=$SECONDS nbc_runs=$run_no
+if [[ ! -x $nbc_checker ]]; then
+    fail "nbc_check" "$nbc_checker is not built (make, or set HIER_NBC_CHECK)"
+else
+    comms_in_use=world,dup,parity
+    for case in "${NBC_RUNS[@]}"; do
+        IFS='|' read -r map clusters algs want <<<"$case"
+        p=$(map_size "$map")
+        cluster_args=() nclusters=1
+        [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters") && nclusters=$(map_nodes "$clusters")
+        key="nbc_check $p"
+        ((quick)) && key+=" quick"
+        nbc_args=()
+        ((quick)) && nbc_args=(--quick)
+        if [[ -z ${reference_checksum[$key]:-} ]]; then
+            name="nbc_check: map=$map p=$p, Open MPI's own"
+            fallback_args=()
+            for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
+                fallback_args+=(--mca "coll_hier_${op}_algorithm" fallback)
+            done
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                "${fallback_args[@]}" -- "$nbc_checker" "${nbc_args[@]}"
+            check_result "$name: results"
+            reference_checksum[$key]=$(log_checksum)
+        fi
+        alg_args=()
+        IFS=, read -ra pairs <<<"$algs"
+        for pair in "${pairs[@]}"; do
+            [[ $pair == *=* ]] && alg_args+=(--mca "coll_hier_${pair%%=*}_algorithm" "${pair#*=}")
+        done
+        name="nbc_check: map=$map${clusters:+ clusters=$clusters} p=$p $algs"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+            "${alg_args[@]}" --mca coll_hier_verbose 1 -- "$nbc_checker" "${nbc_args[@]}"
+        check_result "$name: results"
+        check_checksum "$name: checksum" "$key"
+        if ((!plain)); then
+            check_verbose "$name: verbose ialltoall" "$map" ialltoall "$want" "$nclusters"
+            check_verbose "$name: verbose alltoall_init" "$map" alltoall_init "$want" "$nclusters"
+        fi
+    done
+    comms_in_use=world,dup,parity,reversed
+fi
+echo "run_mpi_tests.sh: nbc_check: $((run_no - nbc_runs)) runs in $((SECONDS - nbc_start)) s"
 
 # Every row must have run where it applies, through each checker of its
 # collective: a row no layout fits needs a layout in the lists above.

@@ -103,7 +103,7 @@ if [[ $mpi_mode != none ]]; then
     mpi_start=$SECONDS
     asan_rt=$(${CC:-gcc} -print-file-name=libasan.so)
     if [[ ! -e $asan_rt ]]; then say "no ASan runtime ($asan_rt)"; exit 1; fi
-    make -C test/mpi alltoall_check coll_check alltoallv_check >mpi-build.log 2>&1 || { tail mpi-build.log; exit 1; }
+    make -C test/mpi alltoall_check coll_check alltoallv_check nbc_check >mpi-build.log 2>&1 || { tail mpi-build.log; exit 1; }
     case $mpi_mode in
         sample) args=(--rows-only --quick --one-layout) ;;
         rows) args=(--rows-only --quick) ;;
