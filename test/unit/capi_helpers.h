@@ -45,10 +45,10 @@ struct Decided {
 };
 
 inline Decided decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
-                      int verbose = 2, const char *unsupported = nullptr)
+                      int verbose = 2, const char *unsupported = nullptr, int nonblocking = 0)
 {
     hier_decision_t out;
-    hier_comm_decide(comm, op, requested, root, block_bytes, unsupported, verbose, &out);
+    hier_comm_decide(comm, op, requested, root, block_bytes, unsupported, nonblocking, verbose, &out);
     return {out.schedule, out.chosen, out.window, out.trial_call, out.settled, out.where, out.reason, out.predictions};
 }
 

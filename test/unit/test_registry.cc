@@ -408,6 +408,65 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     hier_comm_destroy(comm);
 }
 
+// A nonblocking call (hier_comm_decide's nonblocking) may not communicate:
+// auto decides its class by the model alone, without the agreement the
+// glue lends and without a trial; and during a blocking trial it takes the
+// model's choice without taking a call of the trial.
+TEST(CApi, NonblockingCallsDecideWithoutCommunicating)
+{
+    // The case of the test above: the model cannot tell at 64 KiB.
+    const int node_of_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    int agreements = 0;
+    hier_comm_input_t input{};
+    input.settings = hier_test::settings([](hier_settings_input_t &in) {
+        in.cluster_map = "3,6";
+        in.auto_trial_calls = 3;
+    });
+    input.size = 9;
+    input.rank = 0;
+    input.node_of_rank = node_of_rank;
+    input.window = 1;
+    input.agree_max = [](void *ctx, double *, int) {
+        ++*static_cast<int *>(ctx);
+        return 0;
+    };
+    input.agree_ctx = &agreements;
+    char error[256];
+    const auto decide = [](hier_comm_t *comm, size_t block_bytes, int nonblocking) {
+        return hier_test::decide(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, block_bytes, 2, nullptr, nonblocking);
+    };
+
+    // Nonblocking first: the model's pick, no trial, no agreement; the class
+    // is then decided for the blocking calls too.
+    hier_comm_t *first = hier_comm_create(&input, error, sizeof error, nullptr);
+    ASSERT_NE(first, nullptr) << error;
+    const hier_test::Decided nonblocking = decide(first, 65536, 1);
+    EXPECT_EQ(nonblocking.trial_call, -1);
+    EXPECT_EQ(nonblocking.chosen, HIER_ALG_FALLBACK);
+    EXPECT_NE(nonblocking.predictions.find("; picks fallback, or lg_overlap, "), std::string::npos)
+        << nonblocking.predictions;
+    EXPECT_EQ(agreements, 0);
+    const hier_test::Decided blocking = decide(first, 65536, 0);
+    EXPECT_EQ(blocking.trial_call, -1);
+    EXPECT_EQ(blocking.chosen, nonblocking.chosen);
+    EXPECT_EQ(agreements, 0);
+    hier_comm_destroy(first);
+
+    // Blocking first (one rank alone: no agreement, which would leave the
+    // other ranks' part of the model empty here): a trial; a nonblocking
+    // call between its calls takes the model's pick and leaves the trial's
+    // next call to the next blocking one.
+    input.agree_max = nullptr;
+    hier_comm_t *second = hier_comm_create(&input, error, sizeof error, nullptr);
+    ASSERT_NE(second, nullptr) << error;
+    EXPECT_EQ(decide(second, 65536, 0).trial_call, 0);
+    const hier_test::Decided between = decide(second, 65536, 1);
+    EXPECT_EQ(between.trial_call, -1);
+    EXPECT_EQ(between.chosen, HIER_ALG_FALLBACK);
+    EXPECT_EQ(decide(second, 65536, 0).trial_call, 1);
+    hier_comm_destroy(second);
+}
+
 TEST(CApi, ProbedLatencySplitsTheNodesIntoClusters)
 {
     // Nodes 0-2 and 3-8: 20 us apart inside a cluster, 200 us across.

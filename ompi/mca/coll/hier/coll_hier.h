@@ -22,7 +22,8 @@ BEGIN_C_DECLS
 /*
  * The collectives whose previous implementation (function and module) hier
  * keeps at enable: X(name, hier's function, or NULL when hier only borrows
- * the previous one). Replacing one more collective is one line here plus its
+ * the previous one), in their blocking, nonblocking and persistent forms.
+ * Replacing one more collective is three lines here plus its
  * coll_hier_<name>.c.
  */
 #define MCA_COLL_HIER_COLLECTIVES(X)                                     \
@@ -32,7 +33,21 @@ BEGIN_C_DECLS
     X(alltoallv, mca_coll_hier_alltoallv)                                \
     X(barrier, mca_coll_hier_barrier)                                    \
     X(gather, mca_coll_hier_gather)                                      \
-    X(scatter, mca_coll_hier_scatter)
+    X(scatter, mca_coll_hier_scatter)                                    \
+    X(iallgather, mca_coll_hier_iallgather)                              \
+    X(iallreduce, mca_coll_hier_iallreduce)                              \
+    X(ialltoall, mca_coll_hier_ialltoall)                                \
+    X(ialltoallv, mca_coll_hier_ialltoallv)                              \
+    X(ibarrier, mca_coll_hier_ibarrier)                                  \
+    X(igather, mca_coll_hier_igather)                                    \
+    X(iscatter, mca_coll_hier_iscatter)                                  \
+    X(allgather_init, mca_coll_hier_allgather_init)                      \
+    X(allreduce_init, mca_coll_hier_allreduce_init)                      \
+    X(alltoall_init, mca_coll_hier_alltoall_init)                        \
+    X(alltoallv_init, mca_coll_hier_alltoallv_init)                      \
+    X(barrier_init, mca_coll_hier_barrier_init)                          \
+    X(gather_init, mca_coll_hier_gather_init)                            \
+    X(scatter_init, mca_coll_hier_scatter_init)
 
 #define MCA_COLL_HIER_PREVIOUS_FIELDS(name, hier_fn)                     \
     mca_coll_base_module_##name##_fn_t name;                             \
@@ -116,6 +131,37 @@ typedef struct mca_coll_hier_message_t {
     struct ompi_datatype_t *unpack_dtype;
 } mca_coll_hier_message_t;
 
+/* What one call runs with, grown on demand and reused call after call: the
+ * requests and messages in flight and the scratch buffers. The module has
+ * one for its blocking calls; each nonblocking or persistent request has its
+ * own, so that calls in flight together share nothing. */
+typedef struct mca_coll_hier_work_t {
+    ompi_request_t **requests;    /* [request_head, request_count) in flight */
+    size_t request_head;
+    size_t request_count;
+    size_t request_capacity;
+    mca_coll_hier_message_t *messages;  /* [message_head, message_count) in flight */
+    size_t message_head;
+    size_t message_count;
+    size_t message_capacity;
+    void *tmp;             /* the schedule's TMP blocks */
+    size_t tmp_size;
+    void *in_place;        /* copy of the receive buffer for MPI_IN_PLACE */
+    size_t in_place_size;
+    void *sizes;           /* alltoallv: the size pass's blocks */
+    size_t sizes_size;
+    void *offsets;         /* alltoallv: packed layouts' offsets */
+    size_t offsets_size;
+} mca_coll_hier_work_t;
+
+/* The forms of a collective: each has its own verbose line. */
+typedef enum {
+    MCA_COLL_HIER_BLOCKING = 0,   /* MPI_Alltoall */
+    MCA_COLL_HIER_NONBLOCKING,    /* MPI_Ialltoall */
+    MCA_COLL_HIER_PERSISTENT,     /* MPI_Alltoall_init (4.1: MPIX_Alltoall_init) */
+    MCA_COLL_HIER_FORMS
+} mca_coll_hier_form_t;
+
 typedef struct mca_coll_hier_module_t {
     mca_coll_base_module_t super;
 
@@ -148,8 +194,8 @@ typedef struct mca_coll_hier_module_t {
      * text, took a tenth of one. */
     uint64_t settled_fallback[HIER_OP_COUNT];
 
-    /* The last verbose line rank 0 printed for each collective. */
-    char last_line[HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
+    /* The last verbose line rank 0 printed for each form of each collective. */
+    char last_line[MCA_COLL_HIER_FORMS][HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
 
     /* The common start of a trial's calls (coll_hier_trial_clock.c): this
      * rank's clock's offset to rank 0's, what synchronizing took, how long
@@ -161,23 +207,8 @@ typedef struct mca_coll_hier_module_t {
     double trial_late;
     int trial_starts_late;
 
-    /* Reused by every call, grown on demand, freed at destruct. */
-    ompi_request_t **requests;    /* [request_head, request_count) in flight */
-    size_t request_head;
-    size_t request_count;
-    size_t request_capacity;
-    mca_coll_hier_message_t *messages;  /* [message_head, message_count) in flight */
-    size_t message_head;
-    size_t message_count;
-    size_t message_capacity;
-    void *tmp;             /* the schedule's TMP blocks */
-    size_t tmp_size;
-    void *in_place;        /* copy of the receive buffer for MPI_IN_PLACE */
-    size_t in_place_size;
-    void *sizes;           /* alltoallv: the size pass's blocks */
-    size_t sizes_size;
-    void *offsets;         /* alltoallv: packed layouts' offsets */
-    size_t offsets_size;
+    /* What blocking calls run with (freed at destruct). */
+    mca_coll_hier_work_t work;
 } mca_coll_hier_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_hier_module_t);
@@ -221,10 +252,10 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
                                                        hier_op_t op, int root, size_t block_bytes,
                                                        const char *unsupported, int *trial_call);
 /* The verbose line of one decision (and, at verbose 2, its predictions),
- * printed by rank 0 of comm: the first time each collective runs on it
- * (verbose >= 1), and again whenever it changes (verbose >= 2). */
+ * printed by rank 0 of comm: the first time each form of each collective
+ * runs on it (verbose >= 1), and again whenever it changes (verbose >= 2). */
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
-                          const hier_decision_t *decision);
+                          mca_coll_hier_form_t form, const hier_decision_t *decision);
 
 /* coll_hier_trial_clock.c: records a measured call; after the trial's
  * last, agrees on the times with the other ranks (one MPI_Allreduce) and
@@ -292,6 +323,94 @@ int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi
                             mca_coll_base_module_t *module);
 int mca_coll_hier_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
+/* Their nonblocking forms, and their persistent forms (info is ignored). */
+int mca_coll_hier_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                            struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                            ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_alltoall_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                                int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                                struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                             struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdispls,
+                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                             ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_alltoallv_init(const void *sbuf, const int *scounts, const int *sdispls,
+                                 struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, struct ompi_datatype_t *rdtype,
+                                 struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                 ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                           struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
+                           ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_scatter_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                               int rcount, struct ompi_datatype_t *rdtype, int root,
+                               struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                               ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                          struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
+                          ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_gather_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                              int rcount, struct ompi_datatype_t *rdtype, int root,
+                              struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                              ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                             int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                             ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_allgather_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                                 int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                                 struct ompi_info_t *info, ompi_request_t **request,
+                                 mca_coll_base_module_t *module);
+int mca_coll_hier_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                             struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *module);
+int mca_coll_hier_allreduce_init(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                                 struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                 ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_hier_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,
+                           mca_coll_base_module_t *module);
+int mca_coll_hier_barrier_init(struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                               ompi_request_t **request, mca_coll_base_module_t *module);
+
+/* A collective call's arguments, as a request keeps them for its starts
+ * (the ones a collective does not take are left zero). */
+typedef struct mca_coll_hier_args_t {
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount;     /* allreduce: its count in both */
+    struct ompi_datatype_t *sdtype, *rdtype;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    int root;
+    struct ompi_op_t *op;
+} mca_coll_hier_args_t;
+
+typedef struct mca_coll_hier_call_t mca_coll_hier_call_t;
+/* Sets up one run of a call's schedule: call->buffers (TMP included) and
+ * call->op from call->args, and call->then if another run follows. A
+ * collective's prepare runs at every start of a call, so that an in-place
+ * copy takes the data of that start. */
+typedef int (*mca_coll_hier_prepare_fn_t)(mca_coll_hier_call_t *call);
+
+/* One call of a schedule over the PML, blocking or from a request: what its
+ * runs need between steps, the transport's context. */
+struct mca_coll_hier_call_t {
+    mca_coll_hier_module_t *module;
+    struct ompi_communicator_t *comm;
+    mca_coll_hier_work_t *work;
+    const hier_schedule_t *schedule;
+    const mca_coll_hier_args_t *args;
+    int tag;
+    int window;
+    mca_coll_hier_layout_t buffers[3];   /* indexed by hier_buffer_t */
+    struct ompi_op_t *op;                /* the reduction, or NULL */
+    /* Another run after this one (alltoallv's data pass after its size
+     * pass), set up by then; NULL: the call ends with this run. */
+    mca_coll_hier_prepare_fn_t then;
+    bool truncated;                      /* a variable copy did not fit */
+    size_t piece;                        /* backbone pieces' bytes; 0: whole messages */
+    hier_transport_t transport;
+    hier_run_t run;
+};
+
 /* coll_hier_transport.c */
 void mca_coll_hier_layout(mca_coll_hier_layout_t *layout, const void *base, size_t count,
                           struct ompi_datatype_t *dtype);
@@ -308,27 +427,54 @@ void mca_coll_hier_layout_packed(mca_coll_hier_layout_t *layout, void *base, con
 size_t mca_coll_hier_block_bytes(const mca_coll_hier_layout_t *layout, size_t block);
 /* Packs block b of a layout into dst (mca_coll_hier_block_bytes of it). */
 int mca_coll_hier_pack_block(const mca_coll_hier_layout_t *layout, size_t block, void *dst);
-/* Grows module-owned memory (*buffer of *size bytes) to at least bytes. */
+/* Grows call-owned memory (*buffer of *size bytes) to at least bytes. */
 int mca_coll_hier_grow(void **buffer, size_t *size, size_t bytes);
-/* Lays out blocks of count dtype elements in module-owned memory
- * (module->tmp or module->in_place, grown when too small). */
+/* Lays out blocks of count dtype elements in call-owned memory (work->tmp
+ * or work->in_place, grown when too small). */
 int mca_coll_hier_scratch(void **buffer, size_t *size, size_t blocks, size_t count,
                           struct ompi_datatype_t *dtype, mca_coll_hier_layout_t *layout);
-/* Lays out the schedule's TMP blocks like `like` in module->tmp, then runs
- * the schedule over the PML on tag, with buffers[HIER_BUF_SEND..RECV] and
- * the reduction op (NULL for collectives that do not reduce). */
-int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                          int tag, const hier_schedule_t *schedule,
-                          mca_coll_hier_layout_t buffers[3], const mca_coll_hier_layout_t *like,
-                          struct ompi_op_t *op);
-/* The same with buffers[HIER_BUF_TMP] laid out by the caller. A copy into a
+/* Lays out the schedule's TMP blocks like `like`, in call->work->tmp. */
+int mca_coll_hier_tmp_like(mca_coll_hier_call_t *call, const mca_coll_hier_layout_t *like);
+/* A call of schedule on tag with arguments args, run with work's memory;
+ * nothing posted yet. */
+void mca_coll_hier_call_init(mca_coll_hier_call_t *call, mca_coll_hier_module_t *module,
+                             struct ompi_communicator_t *comm, mca_coll_hier_work_t *work,
+                             const hier_schedule_t *schedule, const mca_coll_hier_args_t *args, int tag,
+                             int window);
+/* Starts a call: prepare, then its first run (nothing waits). */
+int mca_coll_hier_call_start(mca_coll_hier_call_t *call, mca_coll_hier_prepare_fn_t prepare);
+/* Advances a started call, waiting (blocking) or not; *done once its last
+ * run has finished. An error leaves no request behind. A copy into a
  * variable block that does not hold what arrives (mismatched counts, an
  * erroneous program) copies what fits, goes on, so that no peer waits in
- * vain, and makes the call return MPI_ERR_TRUNCATE. */
-int mca_coll_hier_run(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
-                      const hier_schedule_t *schedule, const mca_coll_hier_layout_t buffers[3],
-                      struct ompi_op_t *op);
-void mca_coll_hier_transport_release(mca_coll_hier_module_t *module);
+ * vain, and makes the call end with MPI_ERR_TRUNCATE. */
+int mca_coll_hier_call_progress(mca_coll_hier_call_t *call, bool blocking, bool *done);
+/* A blocking collective's whole call, with the module's memory and window. */
+int mca_coll_hier_call_blocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                                const hier_schedule_t *schedule, mca_coll_hier_prepare_fn_t prepare,
+                                const mca_coll_hier_args_t *args);
+void mca_coll_hier_work_release(mca_coll_hier_work_t *work);
+
+/* coll_hier_choose.c: the schedule for a nonblocking or persistent call
+ * (form), or NULL for the fallback, deciding without communication: NULL
+ * while the communicator's topology has not been gathered (a blocking
+ * collective gathers it). *window: the rounds in flight to run it with. */
+const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *module,
+                                                        struct ompi_communicator_t *comm, hier_op_t op,
+                                                        mca_coll_hier_form_t form, int root, size_t block_bytes,
+                                                        const char *unsupported, int *window);
+
+/* coll_hier_request.c: a request running a call of schedule with these
+ * arguments (copied) and the previous module's window: for form
+ * MCA_COLL_HIER_NONBLOCKING started now and freed once complete; for
+ * MCA_COLL_HIER_PERSISTENT inactive until MPI_Start, each start a new
+ * run. Open MPI's progress engine advances it. */
+int mca_coll_hier_request(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                          const hier_schedule_t *schedule, int window, mca_coll_hier_prepare_fn_t prepare,
+                          const mca_coll_hier_args_t *args, mca_coll_hier_form_t form, ompi_request_t **request);
+/* Component open and close: the requests' free list and progress. */
+void mca_coll_hier_requests_open(void);
+void mca_coll_hier_requests_close(void);
 
 END_C_DECLS
 

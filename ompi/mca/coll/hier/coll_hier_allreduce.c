@@ -1,7 +1,8 @@
 /*
- * coll/hier MPI_Allreduce: one block, the whole vector; schedules reduce it
- * block by block with the call's operation. Schedules may combine operands
- * in any order, so non-commutative operations go to the previous module.
+ * coll/hier MPI_Allreduce, MPI_Iallreduce and MPI_Allreduce_init: one block,
+ * the whole vector; schedules reduce it block by block with the call's
+ * operation. Schedules may combine operands in any order, so
+ * non-commutative operations go to the previous module.
  */
 #include "coll_hier.h"
 
@@ -9,32 +10,96 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/op/op.h"
 
+static int hier_allreduce_prepare(mca_coll_hier_call_t *call)
+{
+    const mca_coll_hier_args_t *a = call->args;
+    mca_coll_hier_layout_t *buffers = call->buffers;
+
+    mca_coll_hier_layout(&buffers[HIER_BUF_RECV], a->rbuf, (size_t) a->rcount, a->rdtype);
+    if (MPI_IN_PLACE == a->sbuf) {
+        buffers[HIER_BUF_SEND] = buffers[HIER_BUF_RECV];
+    } else {
+        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], a->sbuf, (size_t) a->rcount, a->rdtype);
+    }
+    call->op = a->op;
+    return mca_coll_hier_tmp_like(call, &buffers[HIER_BUF_RECV]);
+}
+
+static size_t hier_allreduce_block_bytes(const mca_coll_hier_args_t *a)
+{
+    size_t type_size;
+
+    ompi_datatype_type_size(a->rdtype, &type_size);
+    return type_size * (size_t) a->rcount;
+}
+
+static const char *hier_allreduce_unsupported(struct ompi_op_t *op)
+{
+    return ompi_op_is_commute(op) ? NULL : "non-commutative operation";
+}
+
 int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                             struct ompi_op_t *op, struct ompi_communicator_t *comm,
                             mca_coll_base_module_t *base)
 {
     mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
-    mca_coll_hier_layout_t buffers[3];
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = count, .rcount = count,
+                                       .sdtype = dtype, .rdtype = dtype, .root = -1, .op = op};
+    const size_t block_bytes = hier_allreduce_block_bytes(&args);
     const hier_schedule_t *schedule;
-    size_t type_size;
 
-    ompi_datatype_type_size(dtype, &type_size);
-    if (0 == type_size * (size_t) count) {
+    if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLREDUCE, -1, type_size * (size_t) count,
-                                    ompi_op_is_commute(op) ? NULL : "non-commutative operation");
+    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLREDUCE, -1, block_bytes,
+                                    hier_allreduce_unsupported(op));
     if (NULL == schedule) {
         return module->previous.allreduce(sbuf, rbuf, count, dtype, op, comm,
                                           module->previous.allreduce_module);
     }
+    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLREDUCE, schedule,
+                                       hier_allreduce_prepare, &args);
+}
 
-    mca_coll_hier_layout(&buffers[HIER_BUF_RECV], rbuf, (size_t) count, dtype);
-    if (MPI_IN_PLACE == sbuf) {
-        buffers[HIER_BUF_SEND] = buffers[HIER_BUF_RECV];
-    } else {
-        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], sbuf, (size_t) count, dtype);
+static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request,
+                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_allreduce_block_bytes(args);
+    const hier_schedule_t *schedule = NULL;
+    int window;
+
+    if (0 != block_bytes) {
+        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLREDUCE, form, -1, block_bytes,
+                                                    hier_allreduce_unsupported(args->op), &window);
     }
-    return mca_coll_hier_execute(module, comm, MCA_COLL_BASE_TAG_ALLREDUCE, schedule, buffers,
-                                 &buffers[HIER_BUF_RECV], op);
+    if (NULL != schedule) {
+        return mca_coll_hier_request(module, comm, schedule, window, hier_allreduce_prepare, args, form, request);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.allreduce_init(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
+                                               info, request, module->previous.allreduce_init_module);
+    }
+    return module->previous.iallreduce(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
+                                       request, module->previous.iallreduce_module);
+}
+
+int mca_coll_hier_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                             struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = count, .rcount = count,
+                                       .sdtype = dtype, .rdtype = dtype, .root = -1, .op = op};
+    return hier_allreduce_request(&args, comm, NULL, request, (mca_coll_hier_module_t *) base,
+                                  MCA_COLL_HIER_NONBLOCKING);
+}
+
+int mca_coll_hier_allreduce_init(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                                 struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                 ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = count, .rcount = count,
+                                       .sdtype = dtype, .rdtype = dtype, .root = -1, .op = op};
+    return hier_allreduce_request(&args, comm, info, request, (mca_coll_hier_module_t *) base,
+                                  MCA_COLL_HIER_PERSISTENT);
 }

@@ -1,57 +1,48 @@
 /*
- * coll/hier MPI_Alltoall: asks the core for a schedule for this call and runs
- * it over the PML; hands the call to the previous module when the core says
- * fallback. Block b of the send buffer goes to rank b. A call auto measures
- * (hier_comm_decide's trial) is timed here, from the instant every rank
- * starts it at (mca_coll_hier_trial_start).
+ * coll/hier MPI_Alltoall, MPI_Ialltoall and MPI_Alltoall_init: asks the core
+ * for a schedule for this call and runs it over the PML; hands the call to
+ * the previous module when the core says fallback. Block b of the send
+ * buffer goes to rank b. A blocking call auto measures (hier_comm_decide's
+ * trial) is timed here, from the instant every rank starts it at
+ * (mca_coll_hier_trial_start).
  */
 #include "coll_hier.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 
-/* MPI_IN_PLACE: the schedule reads the send buffer while it writes the
- * receive buffer, so send from a copy of the receive buffer, laid out like it
- * (rcount elements of rdtype per block). */
-static int hier_alltoall_in_place(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                  const mca_coll_hier_layout_t *recv, mca_coll_hier_layout_t *send)
+/* The receive buffer, the send buffer and TMP (laid out like the receive
+ * buffer). MPI_IN_PLACE: the schedule reads the send buffer while it writes
+ * the receive buffer, so it sends from a copy of the receive buffer, laid
+ * out like it (rcount elements of rdtype per block). */
+static int hier_alltoall_prepare(mca_coll_hier_call_t *call)
 {
-    const size_t elements = (size_t) ompi_comm_size(comm) * recv->count;
-    int rc = mca_coll_hier_scratch(&module->in_place, &module->in_place_size,
-                                   (size_t) ompi_comm_size(comm), recv->count, recv->dtype, send);
+    const mca_coll_hier_args_t *a = call->args;
+    mca_coll_hier_layout_t *recv = &call->buffers[HIER_BUF_RECV], *send = &call->buffers[HIER_BUF_SEND];
+    int rc = OMPI_SUCCESS;
 
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    mca_coll_hier_layout(recv, a->rbuf, (size_t) a->rcount, a->rdtype);
+    if (MPI_IN_PLACE == a->sbuf) {
+        const size_t blocks = (size_t) ompi_comm_size(call->comm);
+        rc = mca_coll_hier_scratch(&call->work->in_place, &call->work->in_place_size, blocks, recv->count,
+                                   recv->dtype, send);
+        rc = OMPI_SUCCESS == rc ? ompi_datatype_copy_content_same_ddt(recv->dtype, blocks * recv->count,
+                                                                      send->base, recv->base)
+                                : rc;
+    } else {
+        mca_coll_hier_layout(send, a->sbuf, (size_t) a->scount, a->sdtype);
     }
-    return ompi_datatype_copy_content_same_ddt(recv->dtype, elements, send->base, recv->base);
+    return OMPI_SUCCESS == rc ? mca_coll_hier_tmp_like(call, recv) : rc;
 }
 
-/* One call, by the schedule or, when it is NULL, by the previous module. */
-static int hier_alltoall_run(mca_coll_hier_module_t *module, const hier_schedule_t *schedule,
-                             const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
-                             struct ompi_communicator_t *comm)
+/* Every rank receives the same number of bytes per block (the send side
+ * has the same signature), so every rank takes the same branches. */
+static size_t hier_alltoall_block_bytes(int rcount, struct ompi_datatype_t *rdtype)
 {
-    mca_coll_hier_layout_t buffers[3];
-    int rc;
+    size_t type_size;
 
-    if (NULL == schedule) {
-        return module->previous.alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                         module->previous.alltoall_module);
-    }
-    mca_coll_hier_layout(&buffers[HIER_BUF_RECV], rbuf, (size_t) rcount, rdtype);
-    if (MPI_IN_PLACE == sbuf) {
-        rc = hier_alltoall_in_place(module, comm, &buffers[HIER_BUF_RECV], &buffers[HIER_BUF_SEND]);
-    } else {
-        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], sbuf, (size_t) scount, sdtype);
-        rc = OMPI_SUCCESS;
-    }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    /* TMP blocks are laid out like the receive buffer's. */
-    return mca_coll_hier_execute(module, comm, MCA_COLL_BASE_TAG_ALLTOALL, schedule, buffers,
-                                 &buffers[HIER_BUF_RECV], NULL);
+    ompi_datatype_type_size(rdtype, &type_size);
+    return type_size * (size_t) rcount;
 }
 
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -59,15 +50,13 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = -1};
+    const size_t block_bytes = hier_alltoall_block_bytes(rcount, rdtype);
     const hier_schedule_t *schedule;
-    size_t type_size, block_bytes;
     int trial_call, rc;
     double start = 0;
 
-    /* Every rank receives the same number of bytes per block (the send side
-     * has the same signature), so every rank takes the same branches. */
-    ompi_datatype_type_size(rdtype, &type_size);
-    block_bytes = type_size * (size_t) rcount;
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
@@ -79,10 +68,60 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
             return rc;
         }
     }
-    rc = hier_alltoall_run(module, schedule, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
+    if (NULL == schedule) {
+        rc = module->previous.alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                       module->previous.alltoall_module);
+    } else {
+        rc = mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLTOALL, schedule,
+                                         hier_alltoall_prepare, &args);
+    }
     if (OMPI_SUCCESS != rc || trial_call < 0) {
         return rc;
     }
     return mca_coll_hier_trial_record(module, comm, HIER_OP_ALLTOALL, block_bytes, trial_call,
                                       mca_coll_hier_now() - start);
+}
+
+static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                 struct ompi_info_t *info, ompi_request_t **request,
+                                 mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_alltoall_block_bytes(args->rcount, args->rdtype);
+    const hier_schedule_t *schedule = NULL;
+    int window;
+
+    if (0 != block_bytes) {
+        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLTOALL, form, -1, block_bytes, NULL,
+                                                    &window);
+    }
+    if (NULL != schedule) {
+        return mca_coll_hier_request(module, comm, schedule, window, hier_alltoall_prepare, args, form, request);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.alltoall_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                              args->rdtype, comm, info, request,
+                                              module->previous.alltoall_init_module);
+    }
+    return module->previous.ialltoall(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                      args->rdtype, comm, request, module->previous.ialltoall_module);
+}
+
+int mca_coll_hier_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                            struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                            ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = -1};
+    return hier_alltoall_request(&args, comm, NULL, request, (mca_coll_hier_module_t *) base,
+                                 MCA_COLL_HIER_NONBLOCKING);
+}
+
+int mca_coll_hier_alltoall_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                                int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                                struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = -1};
+    return hier_alltoall_request(&args, comm, info, request, (mca_coll_hier_module_t *) base,
+                                 MCA_COLL_HIER_PERSISTENT);
 }

@@ -1,6 +1,6 @@
 /*
- * coll/hier MPI_Alltoallv: the alltoall schedules over blocks of different
- * sizes (block j of the send buffer, scounts[j] elements at sdispls[j], goes
+ * coll/hier MPI_Alltoallv, MPI_Ialltoallv and MPI_Alltoallv_init: the
+ * alltoall schedules over blocks of different sizes (block j of the send buffer, scounts[j] elements at sdispls[j], goes
  * to rank j). Hands the call to the previous module when the core says
  * fallback.
  *
@@ -22,108 +22,173 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 
-/* MPI_IN_PLACE: the data to send is in the receive buffer, which the
- * schedule writes while it reads: send from a packed copy of its blocks,
- * whose p + 1 offsets go to `offsets`. */
-static int hier_alltoallv_in_place(mca_coll_hier_module_t *module, size_t p, const mca_coll_hier_layout_t *recv,
-                                   size_t *offsets, mca_coll_hier_layout_t *send)
+/* Offsets of packed layouts in work->offsets: the in-place copy's p + 1
+ * (with MPI_IN_PLACE), then TMP's tmp_blocks + 1. */
+static size_t *hier_alltoallv_send_offsets(mca_coll_hier_call_t *call)
 {
-    size_t total = 0;
-    int rc;
-
-    for (size_t block = 0; block < p; ++block) {
-        offsets[block] = total;
-        total += mca_coll_hier_block_bytes(recv, block);
-    }
-    offsets[p] = total;
-    rc = mca_coll_hier_grow(&module->in_place, &module->in_place_size, total);
-    for (size_t block = 0; block < p && OMPI_SUCCESS == rc; ++block) {
-        rc = mca_coll_hier_pack_block(recv, block, (char *) module->in_place + offsets[block]);
-    }
-    mca_coll_hier_layout_packed(send, module->in_place, offsets);
-    return rc;
+    return call->work->offsets;
 }
 
-/* The size pass: TMP laid out packed from the sizes the schedule moves, its
- * tmp_blocks + 1 offsets in `offsets`. */
-static int hier_alltoallv_layout_tmp(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                     const hier_schedule_t *schedule, size_t *offsets,
-                                     mca_coll_hier_layout_t buffers[3])
+static size_t *hier_alltoallv_tmp_offsets(mca_coll_hier_call_t *call)
 {
-    const size_t p = (size_t) ompi_comm_size(comm), tmp_blocks = hier_schedule_tmp_blocks(schedule);
-    mca_coll_hier_layout_t sizes[3];
-    uint64_t *send, *recv, *tmp;
-    int rc = mca_coll_hier_grow(&module->sizes, &module->sizes_size, (2 * p + tmp_blocks) * sizeof(*send));
+    const size_t p = (size_t) ompi_comm_size(call->comm);
+    return hier_alltoallv_send_offsets(call) + (MPI_IN_PLACE == call->args->sbuf ? p + 1 : 0);
+}
 
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+/* The data pass's send and receive layouts. MPI_IN_PLACE: the data to send
+ * is in the receive buffer, which the schedule writes while it reads: it
+ * sends from the packed copy of its blocks prepare made. */
+static void hier_alltoallv_user_layouts(mca_coll_hier_call_t *call)
+{
+    const mca_coll_hier_args_t *a = call->args;
+
+    mca_coll_hier_layout_variable(&call->buffers[HIER_BUF_RECV], a->rbuf, a->rcounts, a->rdispls, a->rdtype);
+    if (MPI_IN_PLACE == a->sbuf) {
+        mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_SEND], call->work->in_place,
+                                    hier_alltoallv_send_offsets(call));
+    } else {
+        mca_coll_hier_layout_variable(&call->buffers[HIER_BUF_SEND], a->sbuf, a->scounts, a->sdispls, a->sdtype);
     }
-    send = module->sizes;
-    recv = send + p;
-    tmp = recv + p;
-    for (size_t block = 0; block < p; ++block) {
-        send[block] = mca_coll_hier_block_bytes(&buffers[HIER_BUF_SEND], block);
-    }
-    memset(recv, 0, (p + tmp_blocks) * sizeof(*recv));
-    mca_coll_hier_layout(&sizes[HIER_BUF_SEND], send, 1, MPI_UINT64_T);
-    mca_coll_hier_layout(&sizes[HIER_BUF_RECV], recv, 1, MPI_UINT64_T);
-    mca_coll_hier_layout(&sizes[HIER_BUF_TMP], tmp, 1, MPI_UINT64_T);
-    rc = mca_coll_hier_run(module, comm, MCA_COLL_BASE_TAG_ALLTOALLV, schedule, sizes, NULL);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
+}
+
+/* The data pass after the size pass: TMP laid out packed from the sizes
+ * that pass left in TMP. */
+static int hier_alltoallv_data_pass(mca_coll_hier_call_t *call)
+{
+    const size_t p = (size_t) ompi_comm_size(call->comm), tmp_blocks = hier_schedule_tmp_blocks(call->schedule);
+    const uint64_t *tmp = (const uint64_t *) call->work->sizes + 2 * p;
+    size_t *offsets = hier_alltoallv_tmp_offsets(call);
+    int rc;
+
     offsets[0] = 0;
     for (size_t block = 0; block < tmp_blocks; ++block) {
         offsets[block + 1] = offsets[block] + (size_t) tmp[block];
     }
-    rc = mca_coll_hier_grow(&module->tmp, &module->tmp_size, offsets[tmp_blocks]);
-    mca_coll_hier_layout_packed(&buffers[HIER_BUF_TMP], module->tmp, offsets);
+    rc = mca_coll_hier_grow(&call->work->tmp, &call->work->tmp_size, offsets[tmp_blocks]);
+    hier_alltoallv_user_layouts(call);
+    mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_TMP], call->work->tmp, offsets);
     return rc;
 }
 
+/* The size pass: blocks of one integer, each data block's size in bytes. */
+static int hier_alltoallv_size_pass(mca_coll_hier_call_t *call)
+{
+    const size_t p = (size_t) ompi_comm_size(call->comm), tmp_blocks = hier_schedule_tmp_blocks(call->schedule);
+    uint64_t *send, *recv, *tmp;
+    int rc = mca_coll_hier_grow(&call->work->sizes, &call->work->sizes_size, (2 * p + tmp_blocks) * sizeof(*send));
+
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    send = call->work->sizes;
+    recv = send + p;
+    tmp = recv + p;
+    for (size_t block = 0; block < p; ++block) {
+        send[block] = mca_coll_hier_block_bytes(&call->buffers[HIER_BUF_SEND], block);
+    }
+    memset(recv, 0, (p + tmp_blocks) * sizeof(*recv));
+    mca_coll_hier_layout(&call->buffers[HIER_BUF_SEND], send, 1, MPI_UINT64_T);
+    mca_coll_hier_layout(&call->buffers[HIER_BUF_RECV], recv, 1, MPI_UINT64_T);
+    mca_coll_hier_layout(&call->buffers[HIER_BUF_TMP], tmp, 1, MPI_UINT64_T);
+    call->then = hier_alltoallv_data_pass;
+    return OMPI_SUCCESS;
+}
+
+static int hier_alltoallv_prepare(mca_coll_hier_call_t *call)
+{
+    const size_t p = (size_t) ompi_comm_size(call->comm), tmp_blocks = hier_schedule_tmp_blocks(call->schedule);
+    int rc = mca_coll_hier_grow(&call->work->offsets, &call->work->offsets_size,
+                                (p + tmp_blocks + 2) * sizeof(size_t));
+
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (MPI_IN_PLACE == call->args->sbuf) {
+        /* The packed copy of the receive buffer's blocks, taken now. */
+        const mca_coll_hier_args_t *a = call->args;
+        mca_coll_hier_layout_t recv;
+        size_t *offsets = hier_alltoallv_send_offsets(call), total = 0;
+
+        mca_coll_hier_layout_variable(&recv, a->rbuf, a->rcounts, a->rdispls, a->rdtype);
+        for (size_t block = 0; block < p; ++block) {
+            offsets[block] = total;
+            total += mca_coll_hier_block_bytes(&recv, block);
+        }
+        offsets[p] = total;
+        rc = mca_coll_hier_grow(&call->work->in_place, &call->work->in_place_size, total);
+        for (size_t block = 0; block < p && OMPI_SUCCESS == rc; ++block) {
+            rc = mca_coll_hier_pack_block(&recv, block, (char *) call->work->in_place + offsets[block]);
+        }
+    }
+    hier_alltoallv_user_layouts(call);
+    hier_alltoallv_tmp_offsets(call)[0] = 0;
+    mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_TMP], NULL, hier_alltoallv_tmp_offsets(call));
+    return OMPI_SUCCESS == rc && tmp_blocks > 0 ? hier_alltoallv_size_pass(call) : rc;
+}
+
+/* Block sizes differ from rank to rank, so the choice cannot depend on
+ * them: every rank must take the same one (block_bytes 0). */
 int mca_coll_hier_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                             struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
                             const int *rdispls, struct ompi_datatype_t *rdtype,
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
-    const bool in_place = MPI_IN_PLACE == sbuf;
-    const size_t p = (size_t) ompi_comm_size(comm);
-    mca_coll_hier_layout_t buffers[3];
-    const hier_schedule_t *schedule;
-    size_t tmp_blocks, *send_offsets, *tmp_offsets;
-    int rc;
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .sdtype = sdtype, .rdtype = rdtype,
+                                       .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+                                       .rdispls = rdispls, .root = -1};
+    const hier_schedule_t *schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLTOALLV, -1, 0, NULL);
 
-    /* Block sizes differ from rank to rank, so the choice cannot depend on
-     * them: every rank must take the same one. */
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLTOALLV, -1, 0, NULL);
     if (NULL == schedule) {
         return module->previous.alltoallv(sbuf, scounts, sdispls, sdtype, rbuf, rcounts, rdispls, rdtype, comm,
                                           module->previous.alltoallv_module);
     }
+    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLTOALLV, schedule,
+                                       hier_alltoallv_prepare, &args);
+}
 
-    /* Offsets of packed layouts: the in-place copy's p + 1, then TMP's. */
-    tmp_blocks = hier_schedule_tmp_blocks(schedule);
-    rc = mca_coll_hier_grow(&module->offsets, &module->offsets_size, (p + tmp_blocks + 2) * sizeof(size_t));
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    send_offsets = module->offsets;
-    tmp_offsets = send_offsets + (in_place ? p + 1 : 0);
+static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request,
+                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    int window;
+    const hier_schedule_t *schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_ALLTOALLV, form, -1,
+                                                                       0, NULL, &window);
 
-    mca_coll_hier_layout_variable(&buffers[HIER_BUF_RECV], rbuf, rcounts, rdispls, rdtype);
-    if (in_place) {
-        rc = hier_alltoallv_in_place(module, p, &buffers[HIER_BUF_RECV], send_offsets, &buffers[HIER_BUF_SEND]);
-    } else {
-        mca_coll_hier_layout_variable(&buffers[HIER_BUF_SEND], sbuf, scounts, sdispls, sdtype);
+    if (NULL != schedule) {
+        return mca_coll_hier_request(module, comm, schedule, window, hier_alltoallv_prepare, args, form, request);
     }
-    tmp_offsets[0] = 0;
-    mca_coll_hier_layout_packed(&buffers[HIER_BUF_TMP], NULL, tmp_offsets);
-    if (OMPI_SUCCESS == rc && tmp_blocks > 0) {
-        rc = hier_alltoallv_layout_tmp(module, comm, schedule, tmp_offsets, buffers);
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.alltoallv_init(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
+                                               args->rcounts, args->rdispls, args->rdtype, comm, info, request,
+                                               module->previous.alltoallv_init_module);
     }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    return mca_coll_hier_run(module, comm, MCA_COLL_BASE_TAG_ALLTOALLV, schedule, buffers, NULL);
+    return module->previous.ialltoallv(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
+                                       args->rcounts, args->rdispls, args->rdtype, comm, request,
+                                       module->previous.ialltoallv_module);
+}
+
+int mca_coll_hier_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                             struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdispls,
+                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                             ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .sdtype = sdtype, .rdtype = rdtype,
+                                       .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+                                       .rdispls = rdispls, .root = -1};
+    return hier_alltoallv_request(&args, comm, NULL, request, (mca_coll_hier_module_t *) base,
+                                  MCA_COLL_HIER_NONBLOCKING);
+}
+
+int mca_coll_hier_alltoallv_init(const void *sbuf, const int *scounts, const int *sdispls,
+                                 struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, struct ompi_datatype_t *rdtype,
+                                 struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                 ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .sdtype = sdtype, .rdtype = rdtype,
+                                       .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+                                       .rdispls = rdispls, .root = -1};
+    return hier_alltoallv_request(&args, comm, info, request, (mca_coll_hier_module_t *) base,
+                                  MCA_COLL_HIER_PERSISTENT);
 }

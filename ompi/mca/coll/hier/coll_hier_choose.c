@@ -3,7 +3,8 @@
  * core's communicator (hier_comm_decide) answers whether this call runs a
  * schedule or falls back, with what window, as which call of a trial, and
  * whether its size class now falls back for good; and rank 0 prints the
- * verbose line of the decision.
+ * verbose line of the decision. A nonblocking or persistent call asks
+ * without communicating: it never gathers the topology nor joins a trial.
  */
 #include "coll_hier.h"
 
@@ -13,40 +14,43 @@
 #include "opal/util/output.h"
 
 /* Whether this call's verbose line for op may print: rank 0, at verbose 1
- * its first line per collective, at 2 every changed one. */
+ * its first line per form of a collective, at 2 every changed one. */
 static bool hier_will_report(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                             hier_op_t op)
+                             hier_op_t op, mca_coll_hier_form_t form)
 {
     const int verbose = mca_coll_hier_component.verbose;
 
-    return verbose >= 1 && 0 == ompi_comm_rank(comm) && (verbose >= 2 || '\0' == module->last_line[op][0]);
+    return verbose >= 1 && 0 == ompi_comm_rank(comm) &&
+           (verbose >= 2 || '\0' == module->last_line[form][op][0]);
 }
 
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
-                          const hier_decision_t *decision)
+                          mca_coll_hier_form_t form, const hier_decision_t *decision)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
-    char *last = module->last_line[op];
+    char *last = module->last_line[form][op];
     const bool first = '\0' == last[0];
-    char line[MCA_COLL_HIER_LINE_MAX];
+    char line[MCA_COLL_HIER_LINE_MAX], name[32];
     const char *reason = decision->reason, *where = decision->where;
 
-    if (!hier_will_report(module, comm, op)) {
+    if (!hier_will_report(module, comm, op, form)) {
         return;
     }
+    /* alltoall, ialltoall, alltoall_init */
+    snprintf(name, sizeof(name), "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
+             MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
     if (c->verbose >= 2 && '\0' != decision->predictions[0]) {
-        opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", hier_op_name(op), comm->c_name,
-                            where, decision->predictions);
+        opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
+                            decision->predictions);
     }
     if (HIER_ALG_FALLBACK == decision->chosen) {
-        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)",
-                 hier_op_name(op), comm->c_name, where, reason);
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)", name, comm->c_name, where, reason);
     } else if ('\0' != reason[0]) {
-        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s (%s)",
-                 hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, decision->chosen), reason);
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s (%s)", name, comm->c_name, where,
+                 hier_algorithm_name(op, decision->chosen), reason);
     } else {
-        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s",
-                 hier_op_name(op), comm->c_name, where, hier_algorithm_name(op, decision->chosen));
+        snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
+                 hier_algorithm_name(op, decision->chosen));
     }
     if (first || 0 != strcmp(line, last)) {
         opal_output_verbose(first ? 1 : 2, c->output, "%s", line);
@@ -94,8 +98,8 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
         /* The texts only where a line will print (rank 0; at verbose 1 its
          * first line per collective): elsewhere they would cost every call an
          * allocation. The verbosity selects texts, never the decision. */
-        const int say = hier_will_report(module, comm, op) ? verbose : 0;
-        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, say,
+        const int say = hier_will_report(module, comm, op, MCA_COLL_HIER_BLOCKING) ? verbose : 0;
+        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 0, say,
                          &decision);
         module->call_window = decision.window;
         *trial_call = decision.trial_call;
@@ -103,7 +107,7 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
     /* A trial runs its contenders in turn: its first call says so, its end
      * what it measured (mca_coll_hier_trial_record), none between. */
     if (*trial_call <= 0) {
-        mca_coll_hier_report(module, comm, op, &decision);
+        mca_coll_hier_report(module, comm, op, MCA_COLL_HIER_BLOCKING, &decision);
     }
     /* At verbose 2 every call still asks, as each one may print a changed line. */
     if (decision.settled && verbose < 2) {
@@ -120,4 +124,30 @@ const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
     int trial_call;
     /* Only the alltoall's auto measures. */
     return mca_coll_hier_choose_or_measure(module, comm, op, root, block_bytes, unsupported, &trial_call);
+}
+
+const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *module,
+                                                        struct ompi_communicator_t *comm, hier_op_t op,
+                                                        mca_coll_hier_form_t form, int root, size_t block_bytes,
+                                                        const char *unsupported, int *window)
+{
+    hier_decision_t decision;
+
+    *window = module->window;
+    if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
+        /* Gathering is collective, and starting a nonblocking collective
+         * must not wait for the other ranks. */
+        hier_cannot(comm,
+                    MCA_COLL_HIER_TOPOLOGY_FAILED == module->topology_state
+                        ? module->topology_error
+                        : "the communicator's topology is gathered at its first blocking collective",
+                    &decision);
+    } else {
+        const int say = hier_will_report(module, comm, op, form) ? mca_coll_hier_component.verbose : 0;
+        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 1, say,
+                         &decision);
+        *window = decision.window;
+    }
+    mca_coll_hier_report(module, comm, op, form, &decision);
+    return decision.schedule;
 }

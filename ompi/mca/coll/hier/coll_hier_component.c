@@ -342,6 +342,7 @@ static int hier_open(void)
     OBJ_DESTRUCT(&stream);
 
     c->selection_priority = hier_selection_priority();
+    mca_coll_hier_requests_open();
     return OMPI_SUCCESS;
 }
 
@@ -349,6 +350,7 @@ static int hier_close(void)
 {
     mca_coll_hier_component_t *c = &mca_coll_hier_component;
 
+    mca_coll_hier_requests_close();
     if (c->output >= 0) {
         opal_output_close(c->output);
         c->output = -1;

@@ -1,28 +1,58 @@
 /*
- * coll/hier MPI_Gather: rank j's block lands in block j of the root's
- * receive buffer. Asks the core for a schedule for this call and runs it
- * over the PML; hands the call to the previous module when the core says
- * fallback.
+ * coll/hier MPI_Gather, MPI_Igather and MPI_Gather_init: rank j's block
+ * lands in block j of the root's receive buffer. Asks the core for a
+ * schedule for this call and runs it over the PML; hands the call to the
+ * previous module when the core says fallback.
  */
 #include "coll_hier.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 
+static int hier_gather_prepare(mca_coll_hier_call_t *call)
+{
+    const mca_coll_hier_args_t *a = call->args;
+    const bool is_root = ompi_comm_rank(call->comm) == a->root;
+    mca_coll_hier_layout_t *buffers = call->buffers;
+
+    if (is_root) {
+        mca_coll_hier_layout(&buffers[HIER_BUF_RECV], a->rbuf, (size_t) a->rcount, a->rdtype);
+        if (MPI_IN_PLACE == a->sbuf) {
+            /* The root's own block is in place in the receive buffer. */
+            mca_coll_hier_layout_at(&buffers[HIER_BUF_SEND], &buffers[HIER_BUF_RECV], (size_t) a->root);
+        } else {
+            mca_coll_hier_layout(&buffers[HIER_BUF_SEND], a->sbuf, (size_t) a->scount, a->sdtype);
+        }
+    } else {
+        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], a->sbuf, (size_t) a->scount, a->sdtype);
+        mca_coll_hier_layout(&buffers[HIER_BUF_RECV], NULL, 0, a->sdtype);
+    }
+    /* TMP blocks are laid out like the ones a rank holds: the root's receive
+     * buffer's, everyone else's send buffer's. */
+    return mca_coll_hier_tmp_like(call, &buffers[is_root ? HIER_BUF_RECV : HIER_BUF_SEND]);
+}
+
+/* The root's receive signature equals every send signature (the root's send
+ * arguments are ignored with MPI_IN_PLACE). */
+static size_t hier_gather_block_bytes(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm)
+{
+    const bool is_root = ompi_comm_rank(comm) == a->root;
+    size_t type_size;
+
+    ompi_datatype_type_size(is_root ? a->rdtype : a->sdtype, &type_size);
+    return type_size * (size_t) (is_root ? a->rcount : a->scount);
+}
+
 int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                          void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
-    const bool is_root = ompi_comm_rank(comm) == root;
-    mca_coll_hier_layout_t buffers[3];
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = root};
+    const size_t block_bytes = hier_gather_block_bytes(&args, comm);
     const hier_schedule_t *schedule;
-    size_t type_size;
 
-    /* The root's receive signature equals every send signature (the root's
-     * send arguments are ignored with MPI_IN_PLACE). */
-    ompi_datatype_type_size(is_root ? rdtype : sdtype, &type_size);
-    const size_t block_bytes = type_size * (size_t) (is_root ? rcount : scount);
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
@@ -31,21 +61,51 @@ int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *s
         return module->previous.gather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
                                        module->previous.gather_module);
     }
+    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_GATHER, schedule, hier_gather_prepare,
+                                       &args);
+}
 
-    if (is_root) {
-        mca_coll_hier_layout(&buffers[HIER_BUF_RECV], rbuf, (size_t) rcount, rdtype);
-        if (MPI_IN_PLACE == sbuf) {
-            /* The root's own block is in place in the receive buffer. */
-            mca_coll_hier_layout_at(&buffers[HIER_BUF_SEND], &buffers[HIER_BUF_RECV], (size_t) root);
-        } else {
-            mca_coll_hier_layout(&buffers[HIER_BUF_SEND], sbuf, (size_t) scount, sdtype);
-        }
-    } else {
-        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], sbuf, (size_t) scount, sdtype);
-        mca_coll_hier_layout(&buffers[HIER_BUF_RECV], NULL, 0, sdtype);
+static int hier_gather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                               struct ompi_info_t *info, ompi_request_t **request, mca_coll_hier_module_t *module,
+                               mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_gather_block_bytes(args, comm);
+    const hier_schedule_t *schedule = NULL;
+    int window;
+
+    if (0 != block_bytes) {
+        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_GATHER, form, args->root, block_bytes,
+                                                    NULL, &window);
     }
-    /* TMP blocks are laid out like the ones a rank holds: the root's receive
-     * buffer's, everyone else's send buffer's. */
-    return mca_coll_hier_execute(module, comm, MCA_COLL_BASE_TAG_GATHER, schedule, buffers,
-                                 &buffers[is_root ? HIER_BUF_RECV : HIER_BUF_SEND], NULL);
+    if (NULL != schedule) {
+        return mca_coll_hier_request(module, comm, schedule, window, hier_gather_prepare, args, form, request);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.gather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                            args->rdtype, args->root, comm, info, request,
+                                            module->previous.gather_init_module);
+    }
+    return module->previous.igather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                    args->rdtype, args->root, comm, request, module->previous.igather_module);
+}
+
+int mca_coll_hier_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                          struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
+                          ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = root};
+    return hier_gather_request(&args, comm, NULL, request, (mca_coll_hier_module_t *) base,
+                               MCA_COLL_HIER_NONBLOCKING);
+}
+
+int mca_coll_hier_gather_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                              int rcount, struct ompi_datatype_t *rdtype, int root,
+                              struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                              ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = root};
+    return hier_gather_request(&args, comm, info, request, (mca_coll_hier_module_t *) base,
+                               MCA_COLL_HIER_PERSISTENT);
 }

@@ -35,15 +35,10 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->comm = NULL;
     memset(module->settled_fallback, 0, sizeof(module->settled_fallback));
     memset(module->last_line, 0, sizeof(module->last_line));
-    module->requests = NULL;
-    module->request_head = module->request_count = module->request_capacity = 0;
-    module->messages = NULL;
-    module->message_head = module->message_count = module->message_capacity = 0;
+    memset(&module->work, 0, sizeof(module->work));
     module->trial_clock_offset = module->trial_clock_seconds = module->trial_result_delay = 0;
     module->trial_late = 0;
     module->trial_starts_late = 0;
-    module->tmp = module->in_place = module->sizes = module->offsets = NULL;
-    module->tmp_size = module->in_place_size = module->sizes_size = module->offsets_size = 0;
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)
@@ -53,7 +48,7 @@ static void hier_module_destruct(mca_coll_hier_module_t *module)
         hier_comm_destroy(module->topology);
         module->topology = NULL;
     }
-    mca_coll_hier_transport_release(module);
+    mca_coll_hier_work_release(&module->work);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_hier_module_t, mca_coll_base_module_t,

@@ -1,28 +1,60 @@
 /*
- * coll/hier MPI_Scatter: the root's block j goes to rank j. Asks the core for
- * a schedule for this call and runs it over the PML; hands the call to the
- * previous module when the core says fallback.
+ * coll/hier MPI_Scatter, MPI_Iscatter and MPI_Scatter_init: the root's block
+ * j goes to rank j. Asks the core for a schedule for this call and runs it
+ * over the PML; hands the call to the previous module when the core says
+ * fallback.
  */
 #include "coll_hier.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 
+static int hier_scatter_prepare(mca_coll_hier_call_t *call)
+{
+    const mca_coll_hier_args_t *a = call->args;
+    const bool is_root = ompi_comm_rank(call->comm) == a->root;
+    mca_coll_hier_layout_t *buffers = call->buffers;
+
+    if (is_root) {
+        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], a->sbuf, (size_t) a->scount, a->sdtype);
+        if (MPI_IN_PLACE == a->rbuf) {
+            /* The root's own block stays where it is in the send buffer. */
+            mca_coll_hier_layout_at(&buffers[HIER_BUF_RECV], &buffers[HIER_BUF_SEND], (size_t) a->root);
+        } else {
+            mca_coll_hier_layout(&buffers[HIER_BUF_RECV], a->rbuf, (size_t) a->rcount, a->rdtype);
+        }
+    } else {
+        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], NULL, 0, a->rdtype);
+        mca_coll_hier_layout(&buffers[HIER_BUF_RECV], a->rbuf, (size_t) a->rcount, a->rdtype);
+    }
+    /* Blocks the root or a forwarding rank holds in TMP are laid out like
+     * the ones it sends: the root's send buffer's, everyone else's receive
+     * buffer's. */
+    return mca_coll_hier_tmp_like(call, &buffers[is_root ? HIER_BUF_SEND : HIER_BUF_RECV]);
+}
+
+/* The root's send signature equals every receive signature (the root's
+ * receive arguments are ignored with MPI_IN_PLACE): every rank computes the
+ * same block size and takes the same branches. */
+static size_t hier_scatter_block_bytes(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm)
+{
+    const bool is_root = ompi_comm_rank(comm) == a->root;
+    size_t type_size;
+
+    ompi_datatype_type_size(is_root ? a->sdtype : a->rdtype, &type_size);
+    return type_size * (size_t) (is_root ? a->scount : a->rcount);
+}
+
 int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                           void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
-    const bool is_root = ompi_comm_rank(comm) == root;
-    mca_coll_hier_layout_t buffers[3];
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = root};
+    const size_t block_bytes = hier_scatter_block_bytes(&args, comm);
     const hier_schedule_t *schedule;
-    size_t type_size;
 
-    /* The root's send signature equals every receive signature (the root's
-     * receive arguments are ignored with MPI_IN_PLACE): every rank computes
-     * the same block size and takes the same branches. */
-    ompi_datatype_type_size(is_root ? sdtype : rdtype, &type_size);
-    const size_t block_bytes = type_size * (size_t) (is_root ? scount : rcount);
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
@@ -31,22 +63,51 @@ int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *
         return module->previous.scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
                                         module->previous.scatter_module);
     }
+    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_SCATTER, schedule, hier_scatter_prepare,
+                                       &args);
+}
 
-    if (is_root) {
-        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], sbuf, (size_t) scount, sdtype);
-        if (MPI_IN_PLACE == rbuf) {
-            /* The root's own block stays where it is in the send buffer. */
-            mca_coll_hier_layout_at(&buffers[HIER_BUF_RECV], &buffers[HIER_BUF_SEND], (size_t) root);
-        } else {
-            mca_coll_hier_layout(&buffers[HIER_BUF_RECV], rbuf, (size_t) rcount, rdtype);
-        }
-    } else {
-        mca_coll_hier_layout(&buffers[HIER_BUF_SEND], NULL, 0, rdtype);
-        mca_coll_hier_layout(&buffers[HIER_BUF_RECV], rbuf, (size_t) rcount, rdtype);
+static int hier_scatter_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                struct ompi_info_t *info, ompi_request_t **request,
+                                mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_scatter_block_bytes(args, comm);
+    const hier_schedule_t *schedule = NULL;
+    int window;
+
+    if (0 != block_bytes) {
+        schedule = mca_coll_hier_choose_nonblocking(module, comm, HIER_OP_SCATTER, form, args->root, block_bytes,
+                                                    NULL, &window);
     }
-    /* Blocks the root or a forwarding rank holds in TMP are laid out like
-     * the ones it sends: the root's send buffer's, everyone else's receive
-     * buffer's. */
-    return mca_coll_hier_execute(module, comm, MCA_COLL_BASE_TAG_SCATTER, schedule, buffers,
-                                 &buffers[is_root ? HIER_BUF_SEND : HIER_BUF_RECV], NULL);
+    if (NULL != schedule) {
+        return mca_coll_hier_request(module, comm, schedule, window, hier_scatter_prepare, args, form, request);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.scatter_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                             args->rdtype, args->root, comm, info, request,
+                                             module->previous.scatter_init_module);
+    }
+    return module->previous.iscatter(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                     args->rdtype, args->root, comm, request, module->previous.iscatter_module);
+}
+
+int mca_coll_hier_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                           struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
+                           ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = root};
+    return hier_scatter_request(&args, comm, NULL, request, (mca_coll_hier_module_t *) base,
+                                MCA_COLL_HIER_NONBLOCKING);
+}
+
+int mca_coll_hier_scatter_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                               int rcount, struct ompi_datatype_t *rdtype, int root,
+                               struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                               ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                       .sdtype = sdtype, .rdtype = rdtype, .root = root};
+    return hier_scatter_request(&args, comm, info, request, (mca_coll_hier_module_t *) base,
+                                MCA_COLL_HIER_PERSISTENT);
 }

@@ -7,8 +7,9 @@
  * regions may span blocks: typed data is packed on its way into packed
  * blocks and unpacked on its way out (sending typed data and receiving
  * MPI_PACKED is legal MPI, and so is the reverse). Requests and the TMP
- * buffer live in the module, grown on demand, so calls allocate nothing they
- * reuse.
+ * buffer live in the call's work (the module's, or a request's), grown on
+ * demand, so calls allocate nothing they reuse. A call runs to completion
+ * (blocking) or a step at a time (from a request's progress).
  */
 #include "coll_hier.h"
 
@@ -21,17 +22,6 @@
 #include "ompi/mca/pml/pml.h"
 #include "ompi/op/op.h"
 #include "ompi/mca/pml/base/pml_base_request.h"
-
-/* One call's view, lent to the core as the transport's context. */
-typedef struct hier_call_t {
-    mca_coll_hier_module_t *module;
-    struct ompi_communicator_t *comm;
-    int tag;
-    const mca_coll_hier_layout_t *buffers;    /* indexed by hier_buffer_t */
-    struct ompi_op_t *op;                     /* the reduction, or NULL */
-    bool truncated;                           /* a variable copy did not fit */
-    size_t piece;                             /* backbone pieces' bytes; 0: whole messages */
-} hier_call_t;
 
 /* Where a region lies: count elements of dtype from ptr. */
 typedef struct hier_span_t {
@@ -153,7 +143,7 @@ static int hier_convert(const hier_span_t *typed, char *packed, size_t bytes, bo
 
 /* A copy where either side has variable blocks: packed to packed, typed to
  * packed (pack), packed to typed (unpack), or a user's block to another. */
-static int hier_copy_variable(hier_call_t *call, const hier_span_t *from, const hier_span_t *to)
+static int hier_copy_variable(mca_coll_hier_call_t *call, const hier_span_t *from, const hier_span_t *to)
 {
     bool fits = true;
     int rc = OMPI_SUCCESS;
@@ -233,37 +223,37 @@ static void *hier_fifo_reserve(void *array, size_t size, size_t *head, size_t *c
     return array;
 }
 
-/* A free slot at the end of the module's request array. */
-static ompi_request_t **hier_next_request(mca_coll_hier_module_t *module)
+/* A free slot at the end of the call's request array. */
+static ompi_request_t **hier_next_request(mca_coll_hier_work_t *work)
 {
-    ompi_request_t **requests = hier_fifo_reserve(module->requests, sizeof(*requests), &module->request_head,
-                                                  &module->request_count, &module->request_capacity);
+    ompi_request_t **requests = hier_fifo_reserve(work->requests, sizeof(*requests), &work->request_head,
+                                                  &work->request_count, &work->request_capacity);
 
     if (NULL == requests) {
         return NULL;
     }
-    module->requests = requests;
-    return &requests[module->request_count];
+    work->requests = requests;
+    return &requests[work->request_count];
 }
 
-/* A free slot at the end of the module's message list, beside the requests. */
-static mca_coll_hier_message_t *hier_next_message(mca_coll_hier_module_t *module)
+/* A free slot at the end of the call's message list, beside the requests. */
+static mca_coll_hier_message_t *hier_next_message(mca_coll_hier_work_t *work)
 {
-    mca_coll_hier_message_t *messages = hier_fifo_reserve(module->messages, sizeof(*messages), &module->message_head,
-                                                          &module->message_count, &module->message_capacity);
+    mca_coll_hier_message_t *messages = hier_fifo_reserve(work->messages, sizeof(*messages), &work->message_head,
+                                                          &work->message_count, &work->message_capacity);
 
     if (NULL == messages) {
         return NULL;
     }
-    module->messages = messages;
-    return &messages[module->message_count];
+    work->messages = messages;
+    return &messages[work->message_count];
 }
 
 /* One isend or irecv into the next request slot. */
-static int hier_post_request(hier_call_t *call, int peer, char *ptr, size_t count, struct ompi_datatype_t *dtype,
+static int hier_post_request(mca_coll_hier_call_t *call, int peer, char *ptr, size_t count, struct ompi_datatype_t *dtype,
                              bool send)
 {
-    ompi_request_t **request = hier_next_request(call->module);
+    ompi_request_t **request = hier_next_request(call->work);
     int rc;
 
     if (NULL == request) {
@@ -275,7 +265,7 @@ static int hier_post_request(hier_call_t *call, int peer, char *ptr, size_t coun
     } else {
         rc = MCA_PML_CALL(irecv(ptr, count, dtype, peer, call->tag, call->comm, request));
     }
-    call->module->request_count += OMPI_SUCCESS == rc;
+    call->work->request_count += OMPI_SUCCESS == rc;
     return rc;
 }
 
@@ -283,7 +273,7 @@ static int hier_post_request(hier_call_t *call, int peer, char *ptr, size_t coun
  * Both ends decide alike: they know each other's cluster, and in a
  * collective of equal blocks (the only kind call->piece is set for) a
  * message has the same length at both. */
-static bool hier_in_pieces(const hier_call_t *call, int peer, size_t bytes)
+static bool hier_in_pieces(const mca_coll_hier_call_t *call, int peer, size_t bytes)
 {
     const hier_comm_t *topology = call->module->topology;
 
@@ -294,7 +284,7 @@ static bool hier_in_pieces(const hier_call_t *call, int peer, size_t bytes)
 /* A message as pieces of MPI_BYTE: from the region itself when its bytes are
  * contiguous, else through a packed copy (packed now for a send, unpacked
  * when a receive completes). */
-static int hier_post_pieces(hier_call_t *call, mca_coll_hier_message_t *message, int peer,
+static int hier_post_pieces(mca_coll_hier_call_t *call, mca_coll_hier_message_t *message, int peer,
                             const hier_span_t *span, size_t bytes, bool send)
 {
     ptrdiff_t true_lb, true_extent;
@@ -330,8 +320,8 @@ static int hier_post_pieces(hier_call_t *call, mca_coll_hier_message_t *message,
 /* Posts one message of a region's blocks: one request, or its pieces. */
 static int hier_post(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count, bool send)
 {
-    hier_call_t *call = ctx;
-    mca_coll_hier_message_t *message = hier_next_message(call->module);
+    mca_coll_hier_call_t *call = ctx;
+    mca_coll_hier_message_t *message = hier_next_message(call->work);
     hier_span_t span;
     size_t type_size;
     int rc = hier_span(&call->buffers[buf], first, count, &span);
@@ -343,7 +333,7 @@ static int hier_post(void *ctx, int peer, hier_buffer_t buf, size_t first, size_
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     memset(message, 0, sizeof(*message));
-    ++call->module->message_count;
+    ++call->work->message_count;
     ompi_datatype_type_size(span.dtype, &type_size);
     if (hier_in_pieces(call, peer, span.count * type_size)) {
         return hier_post_pieces(call, message, peer, &span, span.count * type_size, send);
@@ -368,10 +358,10 @@ static int hier_post_recv(void *ctx, int peer, hier_buffer_t buf, size_t first, 
  * rounds still in flight are cancelled and waited for, so that none takes a
  * later collective's message or writes the user's buffer after the call;
  * sends are released, as Open MPI's own collectives do. */
-static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
+static int hier_drop_requests(mca_coll_hier_work_t *work, int rc)
 {
-    for (size_t i = 0; i < module->request_count; ++i) {
-        ompi_request_t **request = &module->requests[i];
+    for (size_t i = 0; i < work->request_count; ++i) {
+        ompi_request_t **request = &work->requests[i];
         if (MPI_REQUEST_NULL == *request) {
             continue;
         }
@@ -387,11 +377,11 @@ static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
             ompi_request_free(request);
         }
     }
-    module->request_head = module->request_count = 0;
-    for (size_t i = module->message_head; i < module->message_count; ++i) {
-        free(module->messages[i].staged);
+    work->request_head = work->request_count = 0;
+    for (size_t i = work->message_head; i < work->message_count; ++i) {
+        free(work->messages[i].staged);
     }
-    module->message_head = module->message_count = 0;
+    work->message_head = work->message_count = 0;
     return rc;
 }
 
@@ -400,23 +390,26 @@ static int hier_drop_requests(mca_coll_hier_module_t *module, int rc)
  * behind them. A message received through a packed copy is unpacked here. */
 static int hier_complete(void *ctx, size_t count, int blocking, int *done)
 {
-    hier_call_t *call = ctx;
-    mca_coll_hier_module_t *module = call->module;
-    ompi_request_t **oldest = module->requests + module->request_head;
-    mca_coll_hier_message_t *messages = module->messages + module->message_head;
+    mca_coll_hier_call_t *call = ctx;
+    mca_coll_hier_work_t *work = call->work;
+    ompi_request_t **oldest = work->requests + work->request_head;
+    mca_coll_hier_message_t *messages = work->messages + work->message_head;
     size_t requests = 0;
     int rc = OMPI_SUCCESS, flag = 1;
 
-    if (count > module->message_count - module->message_head) {
+    if (count > work->message_count - work->message_head) {
         return OMPI_ERR_BAD_PARAM;
     }
     for (size_t i = 0; i < count; ++i) {
         requests += messages[i].requests;
     }
-    if (blocking) {
+    /* Without blocking, look without progressing: this may run inside Open
+     * MPI's progress (a request's), which must not be entered again. */
+    for (size_t i = 0; i < requests && !blocking && flag; ++i) {
+        flag = REQUEST_COMPLETE(oldest[i]);
+    }
+    if (flag) {
         rc = ompi_request_wait_all(requests, oldest, MPI_STATUSES_IGNORE);
-    } else {
-        rc = ompi_request_test_all(requests, oldest, &flag, MPI_STATUSES_IGNORE);
     }
     for (size_t i = 0; i < count && flag && OMPI_SUCCESS == rc; ++i) {
         if (NULL != messages[i].unpack_ptr) {
@@ -429,14 +422,14 @@ static int hier_complete(void *ctx, size_t count, int blocking, int *done)
         messages[i].staged = NULL;
     }
     if (OMPI_SUCCESS != rc) {
-        return hier_drop_requests(module, rc);
+        return hier_drop_requests(work, rc);
     }
     if (flag) {
-        module->request_head += requests;
-        module->message_head += count;
-        if (module->message_head == module->message_count) {
-            module->request_head = module->request_count = 0;
-            module->message_head = module->message_count = 0;
+        work->request_head += requests;
+        work->message_head += count;
+        if (work->message_head == work->message_count) {
+            work->request_head = work->request_count = 0;
+            work->message_head = work->message_count = 0;
         }
     }
     *done = flag;
@@ -450,7 +443,7 @@ static int hier_complete(void *ctx, size_t count, int blocking, int *done)
 static int hier_copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                      size_t dst_first, size_t count)
 {
-    hier_call_t *call = ctx;
+    mca_coll_hier_call_t *call = ctx;
     const mca_coll_hier_layout_t *from = &call->buffers[src], *to = &call->buffers[dst];
     const size_t widest = from->count > to->count ? from->count : to->count;
     const size_t piece = 0 == widest ? count : INT_MAX / widest;
@@ -481,7 +474,7 @@ static int hier_copy(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer
 static int hier_reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                        size_t dst_first, size_t count)
 {
-    const hier_call_t *call = ctx;
+    const mca_coll_hier_call_t *call = ctx;
     const mca_coll_hier_layout_t *from = &call->buffers[src], *to = &call->buffers[dst];
     const size_t elements = count * to->count;
     const size_t piece = INT_MAX;
@@ -512,51 +505,107 @@ static size_t hier_call_piece(const mca_coll_hier_module_t *module, const mca_co
     return module->backbone_piece;
 }
 
-int mca_coll_hier_run(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
-                      const hier_schedule_t *schedule, const mca_coll_hier_layout_t buffers[3],
-                      struct ompi_op_t *op)
+int mca_coll_hier_tmp_like(mca_coll_hier_call_t *call, const mca_coll_hier_layout_t *like)
 {
-    hier_call_t call = {module, comm, tag, buffers, op, false, hier_call_piece(module, buffers)};
-    const hier_transport_t transport = {&call, hier_post_send, hier_post_recv, hier_complete,
-                                        hier_copy, hier_reduce};
-    const int rc = hier_execute(schedule, &transport, module->call_window);
+    return mca_coll_hier_scratch(&call->work->tmp, &call->work->tmp_size, hier_schedule_tmp_blocks(call->schedule),
+                                 like->count, like->dtype, &call->buffers[HIER_BUF_TMP]);
+}
 
-    /* A failed post leaves the requests posted before it. */
-    if (OMPI_SUCCESS != rc) {
-        return hier_drop_requests(module, rc);
+void mca_coll_hier_call_init(mca_coll_hier_call_t *call, mca_coll_hier_module_t *module,
+                             struct ompi_communicator_t *comm, mca_coll_hier_work_t *work,
+                             const hier_schedule_t *schedule, const mca_coll_hier_args_t *args, int tag,
+                             int window)
+{
+    memset(call, 0, sizeof(*call));
+    call->module = module;
+    call->comm = comm;
+    call->work = work;
+    call->schedule = schedule;
+    call->args = args;
+    call->tag = tag;
+    call->window = window;
+}
+
+/* The next run of a prepared call: over its buffers as prepare or then laid
+ * them out. */
+static void hier_call_begin_run(mca_coll_hier_call_t *call)
+{
+    const hier_transport_t transport = {call, hier_post_send, hier_post_recv, hier_complete, hier_copy,
+                                        hier_reduce};
+
+    call->piece = hier_call_piece(call->module, call->buffers);
+    call->transport = transport;
+    hier_run_begin(&call->run, call->schedule, &call->transport, call->window);
+}
+
+int mca_coll_hier_call_start(mca_coll_hier_call_t *call, mca_coll_hier_prepare_fn_t prepare)
+{
+    int rc;
+
+    call->then = NULL;
+    call->truncated = false;
+    call->op = NULL;
+    rc = prepare(call);
+    if (OMPI_SUCCESS == rc) {
+        hier_call_begin_run(call);
     }
-    return call.truncated ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
+    return rc;
 }
 
-int mca_coll_hier_execute(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                          int tag, const hier_schedule_t *schedule,
-                          mca_coll_hier_layout_t buffers[3], const mca_coll_hier_layout_t *like,
-                          struct ompi_op_t *op)
+int mca_coll_hier_call_progress(mca_coll_hier_call_t *call, bool blocking, bool *done)
 {
-    const int rc = mca_coll_hier_scratch(&module->tmp, &module->tmp_size, hier_schedule_tmp_blocks(schedule),
-                                         like->count, like->dtype, &buffers[HIER_BUF_TMP]);
+    int rc, run_done = 0;
 
-    return OMPI_SUCCESS == rc ? mca_coll_hier_run(module, comm, tag, schedule, buffers, op) : rc;
+    *done = false;
+    for (;;) {
+        rc = blocking ? hier_execute(call->schedule, &call->transport, call->window)
+                      : hier_run_advance(&call->run, &run_done);
+        run_done = run_done || blocking;
+        if (OMPI_SUCCESS != rc) {
+            /* A failed post leaves the requests posted before it. */
+            return hier_drop_requests(call->work, rc);
+        }
+        if (!run_done) {
+            return OMPI_SUCCESS;
+        }
+        if (NULL == call->then) {
+            break;
+        }
+        {
+            const mca_coll_hier_prepare_fn_t then = call->then;
+            call->then = NULL;
+            rc = then(call);
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        hier_call_begin_run(call);
+        run_done = 0;
+    }
+    *done = true;
+    return call->truncated ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
 }
 
-void mca_coll_hier_transport_release(mca_coll_hier_module_t *module)
+int mca_coll_hier_call_blocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                                const hier_schedule_t *schedule, mca_coll_hier_prepare_fn_t prepare,
+                                const mca_coll_hier_args_t *args)
 {
-    free(module->requests);
-    module->requests = NULL;
-    module->request_head = module->request_count = module->request_capacity = 0;
-    free(module->messages);
-    module->messages = NULL;
-    module->message_head = module->message_count = module->message_capacity = 0;
-    free(module->tmp);
-    module->tmp = NULL;
-    module->tmp_size = 0;
-    free(module->in_place);
-    module->in_place = NULL;
-    module->in_place_size = 0;
-    free(module->sizes);
-    module->sizes = NULL;
-    module->sizes_size = 0;
-    free(module->offsets);
-    module->offsets = NULL;
-    module->offsets_size = 0;
+    mca_coll_hier_call_t call;
+    bool done;
+    int rc;
+
+    mca_coll_hier_call_init(&call, module, comm, &module->work, schedule, args, tag, module->call_window);
+    rc = mca_coll_hier_call_start(&call, prepare);
+    return OMPI_SUCCESS == rc ? mca_coll_hier_call_progress(&call, true, &done) : rc;
+}
+
+void mca_coll_hier_work_release(mca_coll_hier_work_t *work)
+{
+    free(work->requests);
+    free(work->messages);
+    free(work->tmp);
+    free(work->in_place);
+    free(work->sizes);
+    free(work->offsets);
+    memset(work, 0, sizeof(*work));
 }

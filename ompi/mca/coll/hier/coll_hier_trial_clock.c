@@ -274,6 +274,6 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
     if (0 == ompi_comm_rank(comm)) {
         hier_report_trial_timing(module, comm, op, calls);
     }
-    mca_coll_hier_report(module, comm, op, &decision);
+    mca_coll_hier_report(module, comm, op, MCA_COLL_HIER_BLOCKING, &decision);
     return OMPI_SUCCESS;
 }

@@ -111,10 +111,10 @@ void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2
 }
 
 void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
-                      const char *unsupported, int verbose, hier_decision_t *out)
+                      const char *unsupported, int nonblocking, int verbose, hier_decision_t *out)
 {
     try {
-        comm->communicator->decide(op, requested, root, block_bytes, unsupported, verbose, out);
+        comm->communicator->decide(op, requested, root, block_bytes, unsupported, nonblocking != 0, verbose, out);
     } catch (...) {  // no C++ exception may reach the C glue
         out->schedule = nullptr;
         out->chosen = HIER_ALG_FALLBACK;
@@ -152,6 +152,22 @@ size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule)
 int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport, int window)
 {
     return hier::execute(schedule->schedule, *transport, window);
+}
+
+void hier_run_begin(hier_run_t *run, const hier_schedule_t *schedule, const hier_transport_t *transport,
+                    int window)
+{
+    *run = {schedule, transport, window, 0, 0};
+}
+
+int hier_run_advance(hier_run_t *run, int *done)
+{
+    hier::Execution execution(run->schedule->schedule, *run->transport, run->window, run->posted, run->finished);
+    const int rc = execution.advance(false);
+    run->posted = execution.posted();
+    run->finished = execution.round();
+    *done = execution.done();
+    return rc;
 }
 
 } // extern "C"

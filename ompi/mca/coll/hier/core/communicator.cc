@@ -252,8 +252,12 @@ Communicator::Decision &Communicator::decision_for(hier_op_t op, size_t block_by
 
 // auto's choice for this call: cached per size class; the call that makes
 // it writes what the model compared (predictions not nullptr). While a trial
-// runs, *trial_call is the index of this call in it.
-Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_call, std::string *predictions)
+// runs, *trial_call is the index of this call in it. A nonblocking call may
+// not communicate: it decides a class by the model alone, on every rank
+// (the same inputs give the same choice), and during a trial it takes the
+// model's choice without joining the trial.
+Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, bool nonblocking, int *trial_call,
+                                 std::string *predictions)
 {
     Decision &decision = decision_for(op, block_bytes);
     if (!decision.made) {
@@ -262,7 +266,7 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_ca
         // ModelShare) when the glue lent an agreement: each rank simulates
         // its part, one allreduce combines them.
         ModelShare share;
-        if (agree_.fn) {
+        if (agree_.fn && !nonblocking) {
             share.index = rank_;
             share.count = topology_.size();
             share.agree = [this](double *values, size_t length) {
@@ -275,7 +279,7 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_ca
         decision.made = true;
         try {
             decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_,
-                                          costs_, predictions, &measure, share);
+                                          costs_, predictions, nonblocking ? nullptr : &measure, share);
             if (!measure.empty() && trial_calls_ > 0) {
                 decision.trial.reset(new Trial(std::move(measure), trial_calls_));
             }
@@ -283,7 +287,7 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, int *trial_ca
             decision.choice = fallback("out of memory deciding");
         }
     }
-    if (decision.trial && decision.next_call < decision.trial->calls()) {
+    if (!nonblocking && decision.trial && decision.next_call < decision.trial->calls()) {
         *trial_call = decision.next_call++;
         return decision.trial->choice(*trial_call);
     }
@@ -370,7 +374,7 @@ void Communicator::where(hier_decision_t *out) const
 }
 
 void Communicator::decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported,
-                          int verbose, hier_decision_t *out)
+                          bool nonblocking, int verbose, hier_decision_t *out)
 {
     reset(out);
     if (unsupported) {
@@ -386,7 +390,8 @@ void Communicator::decide(hier_op_t op, int requested, int root, size_t block_by
         by_rule = requested == HIER_ALG_AUTO && ruled(op, block_bytes, &choice, &out->window);
         if (!by_rule) {
             choice = requested == HIER_ALG_AUTO
-                         ? decide_auto(op, block_bytes, &out->trial_call, verbose >= 2 ? &predictions : nullptr)
+                         ? decide_auto(op, block_bytes, nonblocking, &out->trial_call,
+                                       verbose >= 2 ? &predictions : nullptr)
                          : choose_requested(op, requested, topology_);
         }
     } catch (...) {

@@ -67,8 +67,8 @@ public:
     void apply_message_cost(const double message_cost[2]);
 
     // One call's answer (hier_comm_decide).
-    void decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported, int verbose,
-                hier_decision_t *out);
+    void decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported,
+                bool nonblocking, int verbose, hier_decision_t *out);
 
     // The running trial of block_bytes' class: its seconds, *calls of them.
     double *trial_seconds(hier_op_t op, size_t block_bytes, int *calls);
@@ -87,7 +87,8 @@ private:
     Communicator(Topology topology, const hier_comm_input_t &input, const Settings &settings, LinkCostSpec costs);
 
     Decision &decision_for(hier_op_t op, size_t block_bytes);
-    Choice decide_auto(hier_op_t op, size_t block_bytes, int *trial_call, std::string *predictions);
+    Choice decide_auto(hier_op_t op, size_t block_bytes, bool nonblocking, int *trial_call,
+                       std::string *predictions);
     bool ruled(hier_op_t op, size_t block_bytes, Choice *choice, int *window) const;
     bool fallback_settled(hier_op_t op, int requested, size_t block_bytes);
     const hier_schedule *schedule_of(hier_op_t op, const Choice &choice, int root);

@@ -7,8 +7,9 @@
 // finished: see schedule.h), so a link does not idle while a rank waits for
 // one exchange.
 // An Execution can be advanced without blocking, which is how the in-memory
-// transport runs every rank of a schedule in one thread (and how a
-// nonblocking collective would progress).
+// transport runs every rank of a schedule in one thread, and how the glue's
+// nonblocking requests progress (through hier_run_t, its state kept by the
+// request between calls).
 #pragma once
 
 #include "hier_core.h"
@@ -20,6 +21,11 @@ class Execution {
 public:
     Execution(const Schedule &schedule, const hier_transport_t &transport, int window = 1)
         : schedule_(schedule), transport_(transport), window_(schedule.window(window)) {}
+    // Resumes one paused where posted() and round() said.
+    Execution(const Schedule &schedule, const hier_transport_t &transport, int window, size_t posted,
+              size_t finished)
+        : schedule_(schedule), transport_(transport), window_(schedule.window(window)), posted_(posted),
+          finished_(finished) {}
 
     // Runs rounds until the schedule is done or, without blocking, until the
     // oldest round in flight is not complete yet. Returns 0 or the
@@ -27,8 +33,9 @@ public:
     int advance(bool blocking);
 
     bool done() const { return finished_ == schedule_.rounds().size(); }
-    // Rounds finished so far.
+    // Rounds finished so far, and posted so far.
     size_t round() const { return finished_; }
+    size_t posted() const { return posted_; }
 
 private:
     bool may_post(size_t round) const;

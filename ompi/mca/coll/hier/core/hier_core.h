@@ -294,9 +294,13 @@ typedef struct hier_decision {
  * then times the call, stores its seconds at that index of
  * hier_comm_trial_seconds, and after the last call of the trial (index
  * calls - 1) reduces them to their maximum over the ranks and calls
- * hier_comm_trial_conclude, which may extend the trial. */
+ * hier_comm_trial_conclude, which may extend the trial.
+ * nonblocking != 0: the call (a nonblocking or persistent collective's
+ * start) may not communicate: auto decides a class no call has decided by
+ * the model alone, never shares its work out nor measures, and a class
+ * being measured takes the model's choice. */
 void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
-                      const char *unsupported, int verbose, hier_decision_t *out);
+                      const char *unsupported, int nonblocking, int verbose, hier_decision_t *out);
 /* block_bytes' size class (k for [2^k, 2^(k+1)), 0 for 0 and 1 byte), one
  * of 64: what auto decides per. */
 int hier_size_class(size_t block_bytes);
@@ -318,6 +322,23 @@ size_t hier_schedule_tmp_blocks(const hier_schedule_t *schedule);
  * `window` rounds in flight (1: each round completes before the next is
  * posted). Returns 0 or the first error the transport reported. */
 int hier_execute(const hier_schedule_t *schedule, const hier_transport_t *transport, int window);
+
+/* One schedule run a step at a time, for a nonblocking request: its state
+ * lives in the caller's memory, so a run allocates nothing; the schedule
+ * and the transport must outlive it. */
+typedef struct hier_run {
+    const hier_schedule_t *schedule;
+    const hier_transport_t *transport;
+    int window;
+    size_t posted, finished;   /* rounds posted and finished so far */
+} hier_run_t;
+/* Sets up a run from its first round; posts nothing yet. */
+void hier_run_begin(hier_run_t *run, const hier_schedule_t *schedule, const hier_transport_t *transport,
+                    int window);
+/* Posts what may be posted and finishes the rounds whose messages have all
+ * completed, without waiting; *done: 1 once the last round has finished.
+ * Returns 0 or the first error the transport reported. */
+int hier_run_advance(hier_run_t *run, int *done);
 
 #ifdef __cplusplus
 }
