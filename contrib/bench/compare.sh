@@ -127,7 +127,9 @@ mca_args() {
 }
 variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
     [ "$1" = open-mpi ] && return
-    local hier="$selection --mca coll_hier_verbose 1"
+    local hier=$selection
+    # verbose 1 names auto's first pick; -H verbose=2 (Open MPI refuses a parameter twice) every size class's
+    [[ " ${hier_params[*]} " == *" verbose="* ]] || hier+=" --mca coll_hier_verbose 1"
     [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"
     [ -n "$scenario_torus" ] && hier+=" --mca coll_hier_torus_dims $scenario_torus"
     local base=${1%%+*} params=()
