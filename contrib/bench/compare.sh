@@ -4,8 +4,9 @@
 #
 #   contrib/bench/compare.sh SCENARIO [options]
 #     SCENARIO        a file of contrib/cluster/scenarios (name or path)
-#     -c COLLECTIVE   hier_bench's collective (default alltoall)
-#     -m MIN:MAX      bytes per block (default 1024:1048576)
+#     -c COLLECTIVE   hier_bench's collective (default alltoall), or a nonblocking one
+#                     (ialltoall, ... iallgather: see "Nonblocking" below)
+#     -m MIN:MAX      bytes per block (default 1024:1048576), or a list: 1024,65536
 #     -a ALGS         also run these named hier algorithms, comma-separated; ALG:W runs
 #                     ALG with coll_hier_window W (rounds in flight); ALG+NAME=VALUE
 #                     (repeatable) adds --mca coll_hier_NAME VALUE, e.g.
@@ -24,6 +25,7 @@
 #                     larger sizes take a quarter of that, at least 5)
 #     -x WARMUP       hier_bench's untimed calls per size before them (default 3); with
 #                     -x 0 -J and one size, the times are a job's first calls
+#     -t TESTS        nonblocking: MPI_Test calls during the computation (default 0)
 #     -o DIR          where the CSV and the PNG go (default bench-results/)
 #     -k              keep the cluster up afterwards
 #     -J              one mpirun per variant and repetition, instead of every
@@ -47,6 +49,16 @@
 # auto is from the best row, without the noise of two separate medians. The
 # physical limit comes from the scenario (its `limit` key); the table gives
 # hier's time against it.
+#
+# Nonblocking (-c ialltoall ...): hier_bench measures as osu_ialltoall does
+# (see its measure_nonblocking): per variant, the pure communication time,
+# the overall time with a computation of about that length between start and
+# wait (-t MPI_Test calls during it), the computation's time, the exposed
+# time (overall - compute on the slowest rank) and the overlap %, each the
+# median over the repetitions of hier_bench's average or median (-S) over
+# its iterations; the limit is the blocking twin's. The variants select by
+# the blocking twin's parameter (ialltoall: coll_hier_alltoall_algorithm).
+# No plot, no paired ratio.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$top/contrib/cluster/hier-cluster
@@ -59,19 +71,24 @@ scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf
 [ -f "$scenario" ] || { echo "compare: no scenario $scenario" >&2; exit 2; }
 collective=alltoall sizes=1024:1048576 algorithms= start=clock reps=3 iters=20 outdir=bench-results keep=0 jobs=one
-statistic=avg warmup=3
+statistic=avg warmup=3 tests=0
 cluster_map= hier_params=() mpi_params=()
-while getopts "c:C:m:a:H:M:s:r:i:x:o:S:kJ" opt; do
+while getopts "c:C:m:a:H:M:s:r:i:x:o:S:t:kJ" opt; do
     case $opt in
     c) collective=$OPTARG ;; C) cluster_map=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;;
     H) hier_params+=("$OPTARG") ;;
     M) mpi_params+=(--mca "${OPTARG%%=*}" "${OPTARG#*=}") ;;
-    S) statistic=$OPTARG ;;
+    S) statistic=$OPTARG ;; t) tests=$OPTARG ;;
     s) start=$OPTARG ;; r) reps=$OPTARG ;; i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; k) keep=1 ;; J) jobs=each ;;
     *) usage ;;
     esac
 done
 [ -x "$bench" ] || { echo "compare: $bench is not built (run make)" >&2; exit 1; }
+# A nonblocking collective is selected by, and bounded as, its blocking twin.
+case $collective in
+i*) nonblocking=1 twin=${collective#i} ;;
+*) nonblocking=0 twin=$collective ;;
+esac
 case $statistic in
 avg) stat_column=6 ;; median) stat_column=12 ;;
 *) echo "compare: -S $statistic: expected avg or median" >&2; exit 2 ;;
@@ -110,7 +127,9 @@ mca_args() {
 }
 variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
     [ "$1" = open-mpi ] && return
-    local hier="$selection --mca coll_hier_verbose 1"
+    local hier=$selection
+    # verbose 1 names auto's first pick; -H verbose=2 (Open MPI refuses a parameter twice) every size class's
+    [[ " ${hier_params[*]} " == *" verbose="* ]] || hier+=" --mca coll_hier_verbose 1"
     [ -n "$scenario_clusters" ] && hier+=" --mca coll_hier_cluster_map $scenario_clusters"
     [ -n "$scenario_torus" ] && hier+=" --mca coll_hier_torus_dims $scenario_torus"
     local base=${1%%+*} params=()
@@ -118,8 +137,8 @@ variant_args() {  # variant ALG[:W][+NAME=VALUE...] -> mpirun arguments
     hier+=" $(mca_args "${hier_params[@]}" "${params[@]}" | tr '\n' ' ')"
     case $base in
     hier) echo "$hier" ;;
-    *:*) echo "$hier --mca coll_hier_${collective}_algorithm ${base%%:*} --mca coll_hier_window ${base#*:}" ;;
-    *) echo "$hier --mca coll_hier_${collective}_algorithm $base" ;;
+    *:*) echo "$hier --mca coll_hier_${twin}_algorithm ${base%%:*} --mca coll_hier_window ${base#*:}" ;;
+    *) echo "$hier --mca coll_hier_${twin}_algorithm $base" ;;
     esac
 }
 
@@ -128,7 +147,12 @@ IFS=, read -ra named <<<"$algorithms"
 variants+=("${named[@]}")
 [[ "$algorithms" == *+* ]] && jobs=each
 bench_args=(-c "$collective" -m "$sizes" -s "$start" -i "$iters" -I $((iters / 4 > 5 ? iters / 4 : 5)) -x "$warmup" -f csv)
-echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us,over_first,over_first_low,over_first_high" >"$raw"
+if ((nonblocking)); then
+    bench_args+=(-t "$tests")
+    echo "variant,rep,collective,start,size,tests,iterations,validation,late,pure_avg_us,overall_avg_us,compute_avg_us,test_avg_us,exposed_avg_us,overlap_avg,pure_median_us,overall_median_us,compute_median_us,test_median_us,exposed_median_us,overlap_median" >"$raw"
+else
+    echo "variant,rep,collective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us,over_first,over_first_low,over_first_high" >"$raw"
+fi
 for ((rep = 1; rep <= reps; ++rep)); do
     if [ "$jobs" = one ]; then
         read -ra extra <<<"$(variant_args hier)"
@@ -175,7 +199,7 @@ limit_us() {
         for row in "${!cost_@}"; do
             for x in ${!row}; do ((x > costmax)) && costmax=$x; done
         done
-        case ${limit:-}/$collective in
+        case ${limit:-}/$twin in
         busiest-nic/alltoall | backbone/alltoall | hetero/alltoall)
             awk -v b="$bits" -v bucket="$((bucket_bytes * 8))" -v kind="$limit" -v nic="$(bits_per_second "${node_bw:-1gbit}")" \
                 -v backbone="$(bits_per_second "${backbone_bw:-1gbit}")" -v delay="${backbone_delay_ms:-0}" \
@@ -195,7 +219,7 @@ limit_us() {
                 p=$((p * d)) links=$((links + (d > 2 ? 2 : d - 1)))
                 ((d > largest)) && largest=$d
             done
-            case $collective in
+            case $twin in
             scatter | gather)   # ceil((p - 1) / links) blocks cross one of the root's links
                 through_link_us $(((p - 1 + links - 1) / links * bits)) "$link_bw" ;;
             alltoall)
@@ -214,6 +238,39 @@ limit_us() {
 awk_median='function median(x, m,    i, j, t, a) {for (i = 1; i <= m; i++) a[i] = x[i]
         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
         return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}'
+
+# Nonblocking: per variant and size, the median over the repetitions of
+# each time and of the overlap; then the table, and no plot.
+if ((nonblocking)); then
+    first=10 && [ "$statistic" = median ] && first=16   # pure_avg_us or pure_median_us in $raw
+    nb_table=$(awk -F, -v f="$first" "$awk_median"'
+        NR > 1 {key = $1 "," $5; m = ++n[key]; ok[key] = ok[key] $8
+                for (j = 0; j < 6; j++) v[key, j, m] = $(f + j)}
+        END {for (key in n) {printf "%s,%s", key, (ok[key] ~ /Fail/ ? "Fail" : "Pass")
+             for (j = 0; j < 6; j++) {delete a; for (i = 1; i <= n[key]; i++) a[i] = v[key, j, i]
+                                      printf ",%.1f", median(a, n[key])}
+             printf "\n"}}' "$raw")
+    # nb VARIANT SIZE COLUMN: 3 validation, then 4 pure, 5 overall, 6 compute, 7 test, 8 exposed, 9 overlap
+    nb() { awk -F, -v v="$1" -v s="$2" -v c="$3" '$1 == v && $2 == s {print $c}' <<<"$nb_table"; }
+    header="size,open-mpi_pure_us,hier_pure_us,open-mpi_overall_us,hier_overall_us,open-mpi_compute_us,hier_compute_us"
+    header+=",open-mpi_exposed_us,hier_exposed_us,open-mpi_overlap_pct,hier_overlap_pct"
+    for variant in "${named[@]}"; do header+=",${variant}_pure_us,${variant}_overlap_pct"; done
+    header+=",limit_us,hier_pure_over_limit,validation"
+    echo "$header" >"$csv"
+    for size in $(cut -d, -f2 <<<"$nb_table" | sort -n | uniq); do
+        row=$size
+        for column in 4 5 6 8 9; do row+=",$(nb open-mpi "$size" $column),$(nb hier "$size" $column)"; done
+        for variant in "${named[@]}"; do row+=",$(nb "$variant" "$size" 4),$(nb "$variant" "$size" 9)"; done
+        limit=$(limit_us "$size") hier=$(nb hier "$size" 4)
+        row+=",$limit,$(awk -v h="$hier" -v l="$limit" 'BEGIN {print (l != "-" && l > 0) ? sprintf("%.2f", h / l) : "-"}')"
+        valid=$(awk -F, -v s="$size" '$2 == s && $3 == "Fail" {f = 1} END {print f ? "Fail" : "Pass"}' <<<"$nb_table")
+        echo "$row,$valid" >>"$csv"
+    done
+    echo "compare: $name, $collective, start $start, $tests MPI_Test calls, $statistic of iterations (the slowest rank's), median of $reps; times in us, overlap in %" >&2
+    column -s, -t "$csv"
+    echo "compare: table in $csv" >&2
+    exit 0
+fi
 
 # Per variant and size: the median over repetitions of the statistic and of
 # the paired ratio to Open MPI's (hier_bench's over_first: in one job,

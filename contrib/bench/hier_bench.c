@@ -23,14 +23,19 @@
  *   and on the emulated cluster (namespaces share the kernel), not on a real
  *   cluster. Ranks that wake after the instant are counted as "late".
  *
- * Usage: hier_bench [-c collective] [-m min:max] [-i iters] [-I large_iters]
- *                   [-x warmup] [-s barrier|clock|both] [-r root] [-f table|csv]
- *                   [-v variant,...]
+ * Usage: hier_bench [-c collective] [-m min:max|size,...] [-i iters]
+ *                   [-I large_iters] [-x warmup] [-s barrier|clock|both]
+ *                   [-r root] [-f table|csv] [-t tests] [-v variant,...]
  * -v runs several variants (open-mpi, hier, ALG[:W]) in one job; see
  * create_variants.
- * Collectives: alltoall alltoallv scatter gather barrier allreduce allgather.
+ * Collectives: alltoall alltoallv scatter gather barrier allreduce allgather,
+ * and their nonblocking forms ialltoall ... iallgather, which are measured
+ * as osu_ialltoall does (communication time, time with computation between
+ * start and wait, overlap; -t MPI_Test calls during the computation): see
+ * measure_nonblocking.
  * Sizes are bytes per block (per peer for alltoall, scatter, gather and
- * allgather; the whole vector for allreduce, as MPI_INT).
+ * allgather; the whole vector for allreduce, as MPI_INT): -m min:max doubles
+ * from min, or lists them.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -60,6 +65,8 @@ typedef struct {
     void (*fill)(bench_call_t *c);
     void (*run)(bench_call_t *c);
     int (*check)(const bench_call_t *c);  /* number of wrong bytes */
+    const char *hier_op;      /* whose coll_hier_<op>_algorithm selects it */
+    void (*start)(bench_call_t *c, MPI_Request *request);  /* the nonblocking form; run is then its blocking twin */
 } collective_t;
 
 /* The byte that src sends to dst at offset k: a misplaced block shows. */
@@ -183,26 +190,73 @@ static void fill_nothing(bench_call_t *c) { (void)c; }
 static void run_barrier(bench_call_t *c) { MPI_Barrier(c->comm); }
 static int check_nothing(const bench_call_t *c) { (void)c; return 0; }
 
+/* The nonblocking forms: the same buffers as their blocking twins. */
+static void start_ialltoall(bench_call_t *c, MPI_Request *r)
+{
+    MPI_Ialltoall(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->comm, r);
+}
+
+static void start_ialltoallv(bench_call_t *c, MPI_Request *r)
+{
+    MPI_Ialltoallv(c->send, c->counts, c->displs, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, c->comm, r);
+}
+
+static void start_iscatter(bench_call_t *c, MPI_Request *r)
+{
+    MPI_Iscatter(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, c->comm, r);
+}
+
+static void start_igather(bench_call_t *c, MPI_Request *r)
+{
+    MPI_Igather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->root, c->comm, r);
+}
+
+static void start_ibarrier(bench_call_t *c, MPI_Request *r) { MPI_Ibarrier(c->comm, r); }
+
+static void start_iallreduce(bench_call_t *c, MPI_Request *r)
+{
+    MPI_Iallreduce(c->send, c->recv, ints(c), MPI_INT, MPI_SUM, c->comm, r);
+}
+
+static void start_iallgather(bench_call_t *c, MPI_Request *r)
+{
+    MPI_Iallgather(c->send, (int)c->bytes, MPI_BYTE, c->recv, (int)c->bytes, MPI_BYTE, c->comm, r);
+}
+
 static const collective_t collectives[] = {
-    {"alltoall", 1, all_blocks, all_blocks, fill_per_destination, run_alltoall, check_from_every_source},
-    {"alltoallv", 1, all_blocks, all_blocks, fill_per_destination, run_alltoallv, check_from_every_source},
-    {"scatter", 1, root_blocks, one_block, fill_scatter, run_scatter, check_scatter},
-    {"gather", 1, one_block, root_blocks, fill_to_root, run_gather, check_gather},
-    {"barrier", 0, no_bytes, no_bytes, fill_nothing, run_barrier, check_nothing},
-    {"allreduce", 1, int_bytes, int_bytes, fill_allreduce, run_allreduce, check_allreduce},
-    {"allgather", 1, one_block, all_blocks, fill_allgather, run_allgather, check_allgather},
+    {"alltoall", 1, all_blocks, all_blocks, fill_per_destination, run_alltoall, check_from_every_source, "alltoall", NULL},
+    {"alltoallv", 1, all_blocks, all_blocks, fill_per_destination, run_alltoallv, check_from_every_source, "alltoallv", NULL},
+    {"scatter", 1, root_blocks, one_block, fill_scatter, run_scatter, check_scatter, "scatter", NULL},
+    {"gather", 1, one_block, root_blocks, fill_to_root, run_gather, check_gather, "gather", NULL},
+    {"barrier", 0, no_bytes, no_bytes, fill_nothing, run_barrier, check_nothing, "barrier", NULL},
+    {"allreduce", 1, int_bytes, int_bytes, fill_allreduce, run_allreduce, check_allreduce, "allreduce", NULL},
+    {"allgather", 1, one_block, all_blocks, fill_allgather, run_allgather, check_allgather, "allgather", NULL},
+    {"ialltoall", 1, all_blocks, all_blocks, fill_per_destination, run_alltoall, check_from_every_source, "alltoall",
+     start_ialltoall},
+    {"ialltoallv", 1, all_blocks, all_blocks, fill_per_destination, run_alltoallv, check_from_every_source,
+     "alltoallv", start_ialltoallv},
+    {"iscatter", 1, root_blocks, one_block, fill_scatter, run_scatter, check_scatter, "scatter", start_iscatter},
+    {"igather", 1, one_block, root_blocks, fill_to_root, run_gather, check_gather, "gather", start_igather},
+    {"ibarrier", 0, no_bytes, no_bytes, fill_nothing, run_barrier, check_nothing, "barrier", start_ibarrier},
+    {"iallreduce", 1, int_bytes, int_bytes, fill_allreduce, run_allreduce, check_allreduce, "allreduce",
+     start_iallreduce},
+    {"iallgather", 1, one_block, all_blocks, fill_allgather, run_allgather, check_allgather, "allgather",
+     start_iallgather},
 };
 
+#define MAX_SIZES 64
 typedef struct {
     const collective_t *collective;
-    size_t min_bytes, max_bytes;
+    size_t sizes[MAX_SIZES];  /* -m, in order */
+    int size_count;
     int iters, large_iters, warmup, root;
     int barrier_start, clock_start, csv;
+    int tests;                /* -t: MPI_Test calls during a nonblocking collective's computation */
     const char *variants;     /* -v: comma-separated, or NULL for MPI_COMM_WORLD alone */
 } options_t;
 
-#define USAGE "usage: hier_bench [-c collective] [-m min:max] [-i iters] [-I large_iters] [-x warmup]\n" \
-              "                  [-s barrier|clock|both] [-r root] [-f table|csv] [-v variant,...]\n"
+#define USAGE "usage: hier_bench [-c collective] [-m min:max|size,...] [-i iters] [-I large_iters] [-x warmup]\n" \
+              "                  [-s barrier|clock|both] [-r root] [-f table|csv] [-t tests] [-v variant,...]\n"
 
 static void usage_exit(const char *why)
 {
@@ -218,17 +272,38 @@ static const collective_t *find_collective(const char *name)
     return NULL;
 }
 
+/* -m: min:max (doubling from min, 0 then 1) or a comma-separated list. */
+static void parse_sizes(options_t *o, const char *text)
+{
+    size_t min, max;
+    char end;
+    o->size_count = 0;
+    if (sscanf(text, "%zu:%zu%c", &min, &max, &end) == 2) {
+        if (min > max) usage_exit("-m takes min:max in bytes, min <= max, or a comma-separated list of sizes");
+        for (size_t bytes = min; bytes <= max && o->size_count < MAX_SIZES; bytes = bytes ? bytes * 2 : 1)
+            o->sizes[o->size_count++] = bytes;
+        return;
+    }
+    for (const char *p = text; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0)) {
+        int used = 0;
+        if (o->size_count == MAX_SIZES || sscanf(p, "%zu%n", &o->sizes[o->size_count], &used) != 1 ||
+            (p[used] != ',' && p[used] != 0))
+            usage_exit("-m takes min:max in bytes, min <= max, or a comma-separated list of at most 64 sizes");
+        ++o->size_count;
+    }
+    if (o->size_count == 0) usage_exit("-m takes min:max in bytes, min <= max, or a comma-separated list of sizes");
+}
+
 static options_t parse_options(int argc, char **argv)
 {
-    options_t o = {find_collective("alltoall"), 1, 1 << 20, 50, 10, 5, 0, 1, 1, 0, NULL};
+    options_t o = {find_collective("alltoall"), {0}, 0, 50, 10, 5, 0, 1, 1, 0, 0, NULL};
+    parse_sizes(&o, "1:1048576");
     int opt;
-    while ((opt = getopt(argc, argv, "c:m:i:I:x:s:r:f:v:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:m:i:I:x:s:r:f:t:v:")) != -1) {
         switch (opt) {
         case 'c': o.collective = find_collective(optarg); break;
-        case 'm':
-            if (sscanf(optarg, "%zu:%zu", &o.min_bytes, &o.max_bytes) != 2 || o.min_bytes > o.max_bytes)
-                usage_exit("-m takes min:max in bytes, min <= max");
-            break;
+        case 'm': parse_sizes(&o, optarg); break;
+        case 't': o.tests = atoi(optarg); break;
         case 'i': o.iters = atoi(optarg); break;
         case 'I': o.large_iters = atoi(optarg); break;
         case 'x': o.warmup = atoi(optarg); break;
@@ -244,6 +319,11 @@ static options_t parse_options(int argc, char **argv)
         }
     }
     if (o.iters < 1 || o.large_iters < 1 || o.warmup < 0) usage_exit("iterations must be positive");
+    if (o.tests < 0) usage_exit("-t takes a number of MPI_Test calls, 0 or more");
+    if (!o.collective->sized) {  /* one row, of no size */
+        o.sizes[0] = 0;
+        o.size_count = 1;
+    }
     return o;
 }
 
@@ -255,6 +335,8 @@ static options_t parse_options(int argc, char **argv)
  *             communicator, and Open MPI selects as if it were not there;
  *   hier      coll_hier_<collective>_algorithm auto;
  *   ALG[:W]   coll_hier_<collective>_algorithm ALG (and coll_hier_window W).
+ * A nonblocking collective takes its blocking twin's parameter (ialltoall:
+ * coll_hier_alltoall_algorithm), as hier does.
  * Their iterations alternate, so that every variant meets the machine in the
  * same state: no run-to-run spread between them.
  */
@@ -373,7 +455,7 @@ static variant_t *create_variants(const options_t *o, int *count)
     if (!o->variants) {
         strcpy(variants[0].name, "-");
         variants[0].comm = MPI_COMM_WORLD;
-        variants[0].trial_calls = auto_trial_calls(o->collective->name);
+        variants[0].trial_calls = auto_trial_calls(o->collective->hier_op);
         *count = 1;
         return variants;
     }
@@ -384,7 +466,7 @@ static variant_t *create_variants(const options_t *o, int *count)
         if (len == 0 || len >= sizeof variants->name) usage_exit("-v takes open-mpi, hier, ALG or ALG:W, comma-separated");
         if (*count == MAX_VARIANTS) usage_exit("-v takes at most 64 variants");
         memcpy(variants[*count].name, p, len);
-        create_variant(&variants[(*count)++], o->collective->name);
+        create_variant(&variants[(*count)++], o->collective->hier_op);
     }
     MPI_T_finalize();
     return variants;
@@ -421,14 +503,13 @@ static int64_t start_lead(void)
     return worst * 3 > 200000 ? worst * 3 : 200000;
 }
 
-/* One timed call in seconds; *late counts a clock start that came too late. */
-static double timed_call(const collective_t *coll, bench_call_t *call, int clock_start, int64_t lead, int *late)
+/* Starts an iteration on every rank: the instant it starts, on now_ns's
+ * clock; *late counts a clock start that came too late. */
+static int64_t begin_iteration(MPI_Comm comm, int clock_start, int64_t lead, int *late)
 {
     if (!clock_start) {
-        MPI_Barrier(call->comm);
-        double t0 = MPI_Wtime();
-        coll->run(call);
-        return MPI_Wtime() - t0;
+        MPI_Barrier(comm);
+        return now_ns();
     }
     /* Everyone is done with the previous call before rank 0 sets the
      * instant: a rank still finishing it would otherwise start late and
@@ -438,6 +519,13 @@ static double timed_call(const collective_t *coll, bench_call_t *call, int clock
     MPI_Bcast(&start, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     *late += now_ns() > start;
     sleep_until(start);
+    return start;
+}
+
+/* One timed call in seconds. */
+static double timed_call(const collective_t *coll, bench_call_t *call, int clock_start, int64_t lead, int *late)
+{
+    const int64_t start = begin_iteration(call->comm, clock_start, lead, late);
     coll->run(call);
     return (now_ns() - start) * 1e-9;
 }
@@ -583,6 +671,192 @@ static void measure(const options_t *o, bench_call_t *call, const variant_t *var
         report(o, call, &variants[v], slowest + v * iters, slowest, iters, late[v], clock_start, scratch);
 }
 
+/*
+ * Nonblocking collectives (-c ialltoall ...), measured as OSU's
+ * osu_ialltoall does, per variant and size:
+ * - pure:    start and wait with nothing between: the communication's time;
+ * - overall: start, a computation of about the pure time (the variant's
+ *            median pure time, the same on every rank), wait;
+ * - compute: the computation's own time, the MPI_Test calls left out;
+ * - test:    the time in -t MPI_Test calls spread over the computation
+ *            (OSU's -t). Where nothing else advances a request, as on a
+ *            host with more processes than cores, the collective moves only
+ *            inside these calls and the wait;
+ * - exposed: overall - compute on a rank: the communication the
+ *            computation did not hide there, the tests' time included;
+ * - overlap: OSU's max(0, 100 (1 - (overall - compute) / pure)), the share
+ *            of the communication that the computation hid, as
+ *            100 (1 - exposed / pure).
+ * Each time is the slowest rank's in an iteration (the maximum over ranks,
+ * column by column: exposed is the worst rank's own overall - compute, not
+ * the difference of two maxima, which a rank descheduled while it computes
+ * would flatter). The table gives the medians over the iterations and the
+ * overlap of those medians, then the overlap of the averages (OSU's
+ * statistic, though OSU averages over ranks); the CSV gives both sets.
+ * Before a variant's timed iterations: one blocking barrier on its
+ * communicator (hier gathers the topology at a communicator's first
+ * blocking collective, and until then runs Open MPI's nonblocking forms)
+ * and 1 + auto_trial_calls blocking calls of the twin at this size (auto
+ * then decides the size class as it does for the blocking call).
+ */
+static volatile double busy_sink;
+
+/* Spins (a dependent chain of multiply-adds, neither vectorised nor
+ * removed) until `seconds` have passed since `from`. Bound by the clock,
+ * as OSU's loop is, not by a count of rounds calibrated beforehand: with
+ * more processes than cores, a rate measured with every rank spinning
+ * underestimates a short spell on a core of one's own by several times
+ * (a 21 us target took 5 us), and one measured alone overestimates a long
+ * one. Time descheduled counts as computation either way. */
+static void busy_until(int64_t from, double seconds)
+{
+    const int64_t until = from + (int64_t)(seconds * 1e9);
+    double x = busy_sink;
+    do {
+        for (int i = 0; i < 100; ++i) x = x * 0.9999999 + 1e-7;
+    } while (now_ns() < until);
+    busy_sink = x;
+}
+
+/* The computation between start and wait: `seconds` in `tests` equal
+ * spells (one without tests), MPI_Test after each. Returns its time without
+ * the tests', which go to *test_seconds. */
+static double compute(double seconds, int tests, MPI_Request *request, double *test_seconds)
+{
+    const int spells = tests > 0 ? tests : 1;
+    int64_t testing = 0;
+    const int64_t t0 = now_ns();
+    for (int k = 0; k < spells; ++k) {
+        busy_until(now_ns(), seconds / spells);
+        if (tests) {
+            const int64_t t = now_ns();
+            int done;
+            MPI_Test(request, &done, MPI_STATUS_IGNORE);
+            testing += now_ns() - t;
+        }
+    }
+    *test_seconds = testing * 1e-9;
+    return (now_ns() - t0 - testing) * 1e-9;
+}
+
+static double overlap_percent(double pure, double exposed)
+{
+    const double overlap = 100 * (1 - exposed / pure);
+    return overlap > 0 ? overlap : 0;
+}
+
+enum { PURE, OVERALL, COMPUTE, TEST, EXPOSED, KINDS };  /* the times of an iteration */
+
+/* One variant's row; slowest[kind * n + i] are rank 0's per-iteration
+ * times (the slowest rank's). The validated call runs on every rank. */
+static void report_nonblocking(const options_t *o, const bench_call_t *call, const variant_t *v,
+                               const double *slowest, size_t n, int iters, int late, int clock_start,
+                               double *scratch)
+{
+    const collective_t *coll = o->collective;
+    int total_late = 0;
+    MPI_Reduce(&late, &total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    bench_call_t check = *call;
+    check.comm = v->comm;
+    prepare(&check, coll);
+    MPI_Request request;
+    coll->start(&check, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    int wrong = coll->check(&check), total_wrong = 0;
+    MPI_Reduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (call->rank != 0) return;
+
+    double avg[KINDS], median[KINDS];
+    for (int kind = 0; kind < KINDS; ++kind) {
+        double sum = 0;
+        for (int i = 0; i < iters; ++i) sum += scratch[i] = slowest[kind * n + i];
+        avg[kind] = sum / iters;
+        median[kind] = median_of(scratch, iters);
+    }
+    const double overlap_avg = overlap_percent(avg[PURE], avg[EXPOSED]);
+    const double overlap_median = overlap_percent(median[PURE], median[EXPOSED]);
+    const char *start = clock_start ? "clock" : "barrier";
+    const char *valid = !coll->sized ? "-" : total_wrong ? "Fail" : "Pass";
+    if (o->variants) printf(o->csv ? "%s," : "%-14s ", v->name);
+    if (o->csv)
+        printf("%s,%s,%zu,%d,%d,%s,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f\n", coll->name,
+               start, call->bytes, o->tests, iters, valid, total_late, avg[PURE] * 1e6, avg[OVERALL] * 1e6,
+               avg[COMPUTE] * 1e6, avg[TEST] * 1e6, avg[EXPOSED] * 1e6, overlap_avg, median[PURE] * 1e6,
+               median[OVERALL] * 1e6, median[COMPUTE] * 1e6, median[TEST] * 1e6, median[EXPOSED] * 1e6,
+               overlap_median);
+    else
+        printf("%-10zu %-8s %12.2f %12.2f %12.2f %10.2f %12.2f %7.1f %7.1f %6d %10s %5d\n", call->bytes, start,
+               median[PURE] * 1e6, median[OVERALL] * 1e6, median[COMPUTE] * 1e6, median[TEST] * 1e6,
+               median[EXPOSED] * 1e6, overlap_median, overlap_avg, iters, valid, total_late);
+    fflush(stdout);
+}
+
+/* One size of a nonblocking collective: the untimed calls, the pure
+ * iterations, then the overall ones, the variants alternating within each
+ * iteration as in measure. */
+static void measure_nonblocking(const options_t *o, bench_call_t *call, const variant_t *variants, int count,
+                                int clock_start, double *scratch)
+{
+    const collective_t *coll = o->collective;
+    const int iters = call->bytes > LARGE_SIZE ? o->large_iters : o->iters;
+    const int64_t lead = clock_start ? start_lead() : 0;
+    const size_t n = (size_t)count * (size_t)iters;  /* times of one kind: [v * iters + i] */
+    double *mine = calloc(KINDS * n, sizeof *mine), *slowest = calloc(KINDS * n, sizeof *slowest);
+    double target[MAX_VARIANTS];  /* each variant's computation, in seconds */
+    int late[MAX_VARIANTS] = {0}, ignored = 0;
+    MPI_Request request;
+    if (!mine || !slowest) usage_exit("out of memory");
+    prepare(call, coll);
+    for (int v = 0; v < count; ++v) {
+        call->comm = variants[v].comm;
+        MPI_Barrier(call->comm);
+        for (int i = 0; i <= variants[v].trial_calls; ++i) coll->run(call);
+        for (int i = 0; i < o->warmup; ++i) {
+            begin_iteration(call->comm, clock_start, lead, &ignored);
+            coll->start(call, &request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
+    }
+    for (int i = 0; i < iters; ++i)
+        for (int k = 0; k < count; ++k) {
+            const int v = (i + k) % count;
+            call->comm = variants[v].comm;
+            const int64_t start = begin_iteration(call->comm, clock_start, lead, &late[v]);
+            coll->start(call, &request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+            mine[PURE * n + (size_t)v * iters + i] = (now_ns() - start) * 1e-9;
+        }
+    MPI_Barrier(MPI_COMM_WORLD);  /* as in measure: the last call does not run into the reduction */
+    MPI_Reduce(mine + PURE * n, slowest + PURE * n, (int)n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (call->rank == 0)
+        for (int v = 0; v < count; ++v) {
+            memcpy(scratch, slowest + PURE * n + (size_t)v * iters, sizeof(double) * (size_t)iters);
+            target[v] = median_of(scratch, iters);
+        }
+    MPI_Bcast(target, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < iters; ++i)
+        for (int k = 0; k < count; ++k) {
+            const int v = (i + k) % count;
+            const size_t at = (size_t)v * iters + i;
+            call->comm = variants[v].comm;
+            const int64_t start = begin_iteration(call->comm, clock_start, lead, &late[v]);
+            coll->start(call, &request);
+            mine[COMPUTE * n + at] = compute(target[v], o->tests, &request, &mine[TEST * n + at]);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+            mine[OVERALL * n + at] = (now_ns() - start) * 1e-9;
+            mine[EXPOSED * n + at] = mine[OVERALL * n + at] - mine[COMPUTE * n + at];
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Reduce(mine + OVERALL * n, slowest + OVERALL * n, (int)((KINDS - OVERALL) * n), MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    for (int v = 0; v < count; ++v)
+        report_nonblocking(o, call, &variants[v], slowest + (size_t)v * iters, n, iters, late[v], clock_start,
+                           scratch);
+    free(slowest);
+    free(mine);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -595,7 +869,10 @@ int main(int argc, char **argv)
     int count;
     variant_t *variants = create_variants(&o, &count);
 
-    const size_t most = o.max_bytes * (size_t)call.size + sizeof(int);
+    size_t max_bytes = 0;
+    for (int k = 0; k < o.size_count; ++k)
+        if (o.sizes[k] > max_bytes) max_bytes = o.sizes[k];
+    const size_t most = max_bytes * (size_t)call.size + sizeof(int);
     const int most_iters = o.iters > o.large_iters ? o.iters : o.large_iters;
     call.send = malloc(most);
     call.recv = malloc(most);
@@ -607,9 +884,21 @@ int main(int argc, char **argv)
     if (!call.send || !call.recv || !call.counts || !call.displs || !times || !slowest || !scratch)
         usage_exit("out of memory");
 
+    const int nonblocking = o.collective->start != NULL;
     if (call.rank == 0) {
         const char *variant_column = o.variants ? (o.csv ? "variant," : "# Variant      ") : "";
-        if (o.csv)
+        if (nonblocking && o.csv)
+            printf("%scollective,start,size,tests,iterations,validation,late,pure_avg_us,overall_avg_us,"
+                   "compute_avg_us,test_avg_us,exposed_avg_us,overlap_avg,pure_median_us,overall_median_us,"
+                   "compute_median_us,test_median_us,exposed_median_us,overlap_median\n", variant_column);
+        else if (nonblocking)
+            printf("# hier_bench %s, %d ranks, %d MPI_Test calls in the computation (times: the slowest rank per\n"
+                   "# iteration, median over the iterations; Exposed: overall - compute on a rank; Ovl: overlap %%,\n"
+                   "# 100 (1 - exposed / pure), of the medians, and of the averages)\n"
+                   "%s%-10s %-8s %12s %12s %12s %10s %12s %7s %7s %6s %10s %5s\n", o.collective->name, call.size,
+                   o.tests, variant_column, o.variants ? "Size(B)" : "# Size(B)", "Start", "Pure(us)", "Overall(us)",
+                   "Compute(us)", "Test(us)", "Exposed(us)", "Ovl(%)", "Ovl.avg", "Iters", "Validation", "Late");
+        else if (o.csv)
             printf("%scollective,start,size,avg_us,min_us,max_us,iterations,validation,late,median_us,"
                    "over_first,over_first_low,over_first_high\n", variant_column);
         else
@@ -618,12 +907,15 @@ int main(int argc, char **argv)
                    variant_column, o.variants ? "Size(B)" : "# Size(B)", "Start", "Avg(us)", "Min(us)", "Max(us)",
                    "Iters", "Validation", "Late", "Median(us)", "/first");
     }
-    const size_t first = o.collective->sized ? o.min_bytes : 0;
-    const size_t last = o.collective->sized ? o.max_bytes : 0;
-    for (size_t bytes = first; bytes <= last; bytes = bytes ? bytes * 2 : 1) {
-        call.bytes = bytes;
-        if (o.barrier_start) measure(&o, &call, variants, count, 0, times, slowest, scratch);
-        if (o.clock_start) measure(&o, &call, variants, count, 1, times, slowest, scratch);
+    for (int k = 0; k < o.size_count; ++k) {
+        call.bytes = o.sizes[k];
+        for (int clock_start = 0; clock_start <= 1; ++clock_start) {
+            if (!(clock_start ? o.clock_start : o.barrier_start)) continue;
+            if (nonblocking)
+                measure_nonblocking(&o, &call, variants, count, clock_start, scratch);
+            else
+                measure(&o, &call, variants, count, clock_start, times, slowest, scratch);
+        }
     }
     for (int v = 0; v < count; ++v)
         if (variants[v].comm != MPI_COMM_WORLD) MPI_Comm_free(&variants[v].comm);
