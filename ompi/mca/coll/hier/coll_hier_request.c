@@ -21,7 +21,6 @@
  * the request completes (or, persistent, is freed). */
 typedef struct mca_coll_hier_request_t {
     ompi_coll_base_nbc_request_t super;
-    mca_coll_hier_form_t form;
     mca_coll_hier_prepare_fn_t prepare;
     mca_coll_hier_args_t args;
     mca_coll_hier_call_t call;
@@ -100,14 +99,10 @@ static int hier_request_start_one(mca_coll_hier_request_t *request)
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_hier_call_progress(&request->call, false, &done);
     }
-    if (OMPI_SUCCESS == rc && !done) {
-        OPAL_THREAD_LOCK(&hier_lock);
-        opal_list_append(&hier_active, &request->super.super.super.super);
-        if (!hier_progress_registered) {
-            hier_progress_registered = true;
-            opal_progress_register(hier_progress);
-        }
-        OPAL_THREAD_UNLOCK(&hier_lock);
+    if (done) {
+        /* Finished at once, with its status (MPI_ERR_TRUNCATE, say). */
+        hier_request_end(request, rc);
+        return OMPI_SUCCESS;
     }
     if (OMPI_SUCCESS != rc) {
         /* Nothing of it is left in flight: the start fails. */
@@ -115,9 +110,13 @@ static int hier_request_start_one(mca_coll_hier_request_t *request)
         request->super.super.req_complete = REQUEST_COMPLETED;
         return rc;
     }
-    if (done) {
-        hier_request_end(request, OMPI_SUCCESS);
+    OPAL_THREAD_LOCK(&hier_lock);
+    opal_list_append(&hier_active, &request->super.super.super.super);
+    if (!hier_progress_registered) {
+        hier_progress_registered = true;
+        opal_progress_register(hier_progress);
     }
+    OPAL_THREAD_UNLOCK(&hier_lock);
     return OMPI_SUCCESS;
 }
 
@@ -177,7 +176,6 @@ static int hier_request_make(mca_coll_hier_module_t *module, struct ompi_communi
     request->super.super.req_start = hier_request_start;
     request->super.super.req_free = hier_request_free;
     request->super.super.req_cancel = hier_request_cancel;
-    request->form = form;
     request->prepare = prepare;
     request->args = *args;
     /* Every rank starts its nonblocking collectives on comm in one order,
