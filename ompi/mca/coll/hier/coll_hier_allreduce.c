@@ -68,8 +68,9 @@ static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_
     const size_t block_bytes = hier_allreduce_block_bytes(args);
     int rc;
 
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLREDUCE, form, 0 == block_bytes, block_bytes, hier_allreduce_unsupported(args->op),
-                                    hier_allreduce_prepare, args, request, &rc)) {
+    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLREDUCE, form, 0 == block_bytes, block_bytes,
+                                    hier_allreduce_unsupported(args->op), hier_allreduce_prepare, args, request,
+                                    &rc)) {
         return rc;
     }
     if (MCA_COLL_HIER_PERSISTENT == form) {

@@ -1,8 +1,8 @@
 /*
  * coll/hier MPI_Alltoallv, MPI_Ialltoallv and MPI_Alltoallv_init: the
- * alltoall schedules over blocks of different sizes (block j of the send buffer, scounts[j] elements at sdispls[j], goes
- * to rank j). Hands the call to the previous module when the core says
- * fallback.
+ * alltoall schedules over blocks of different sizes (block j of the send
+ * buffer, scounts[j] elements at sdispls[j], goes to rank j). Hands the
+ * call to the previous module when the core says fallback.
  *
  * A schedule that forwards blocks through TMP (lg) needs to know the size of
  * every TMP block before the data moves, and no rank knows the sizes of the

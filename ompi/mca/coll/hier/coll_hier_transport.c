@@ -250,8 +250,8 @@ static mca_coll_hier_message_t *hier_next_message(mca_coll_hier_work_t *work)
 }
 
 /* One isend or irecv into the next request slot. */
-static int hier_post_request(mca_coll_hier_call_t *call, int peer, char *ptr, size_t count, struct ompi_datatype_t *dtype,
-                             bool send)
+static int hier_post_request(mca_coll_hier_call_t *call, int peer, char *ptr, size_t count,
+                             struct ompi_datatype_t *dtype, bool send)
 {
     ompi_request_t **request = hier_next_request(call->work);
     int rc;
