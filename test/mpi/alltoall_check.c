@@ -118,8 +118,8 @@ static int run_case(const case_t *c, form_t f, tally_t *t)
 
     for (int s = 0; s < starts; s++) {
         const uint32_t seed = start_seed(c->seed, s, starts);
-        memset(send.base, SENTINEL, send.len + 2 * GUARD);
-        memset(recv.base, SENTINEL, recv.len + 2 * GUARD);
+        guarded_reset(&send);
+        guarded_reset(&recv);
         /* Not in place, the receive buffer keeps the sentinel in the
          * datatype's gaps; in place, it starts as the data to send. */
         if (c->in_place)

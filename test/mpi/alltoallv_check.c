@@ -179,10 +179,10 @@ static void run_case(const case_t *c, form_t f, tally_t *t)
     const int starts = form_starts(f);
     for (int s = 0; s < starts; s++) {
         const uint32_t seed = start_seed(c->seed, s, starts);
-        memset(send.base, SENTINEL, send.len + 2 * GUARD);
-        memset(recv.base, SENTINEL, recv.len + 2 * GUARD);
-        memset(ref_send.base, SENTINEL, ref_send.len + 2 * GUARD);
-        memset(ref_recv.base, SENTINEL, ref_recv.len + 2 * GUARD);
+        guarded_reset(&send);
+        guarded_reset(&recv);
+        guarded_reset(&ref_send);
+        guarded_reset(&ref_recv);
         guarded_t *data = c->in_place ? &recv : &send;
         fill_pattern(data->data, data->len, SIZE_MAX, seed, rank);
         memcpy(ref_send.data, data->data, data->len);

@@ -311,6 +311,12 @@ typedef struct {
     size_t len;          /* bytes of data, without the guards */
 } guarded_t;
 
+/* Every byte of g, guards included, back to the sentinel. */
+static void guarded_reset(const guarded_t *g)
+{
+    memset(g->base, SENTINEL, g->len + 2 * GUARD);
+}
+
 static guarded_t guarded_alloc(size_t len)
 {
     guarded_t g = {NULL, NULL, len};
@@ -319,8 +325,8 @@ static guarded_t guarded_alloc(size_t len)
         fprintf(stderr, PROG ": out of memory (%zu bytes)\n", len + 2 * GUARD);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    memset(g.base, SENTINEL, len + 2 * GUARD);
     g.data = g.base + GUARD;
+    guarded_reset(&g);
     return g;
 }
 

@@ -417,8 +417,8 @@ static void free_buffers(buffers_t *b)
  * caller then fills what the call reads and copies it with copy_to_refs. */
 static void reset_buffers(buffers_t *b)
 {
-    memset(b->send.base, SENTINEL, b->send.len + 2 * GUARD);
-    memset(b->recv.base, SENTINEL, b->recv.len + 2 * GUARD);
+    guarded_reset(&b->send);
+    guarded_reset(&b->recv);
 }
 
 static void copy_to_refs(buffers_t *b)

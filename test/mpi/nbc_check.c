@@ -178,9 +178,9 @@ static void free_slot(slot_t *s)
 static void fill_slot(slot_t *s, uint32_t seed)
 {
     const int p = s->size, me = s->rank, n = s->count;
-    memset(s->send.base, SENTINEL, s->send.len + 2 * GUARD);
-    memset(s->recv.base, SENTINEL, s->recv.len + 2 * GUARD);
-    memset(s->want.base, SENTINEL, s->want.len + 2 * GUARD);
+    guarded_reset(&s->send);
+    guarded_reset(&s->recv);
+    guarded_reset(&s->want);
     switch (s->kind) {
     case K_ALLTOALL:
         for (int j = 0; j < p; j++)
