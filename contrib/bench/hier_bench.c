@@ -596,21 +596,39 @@ static paired_t paired_ratio(const double *slowest, const double *first, int ite
     return r;
 }
 
+/* What a variant's row reports besides its times, on rank 0: the late
+ * starts summed over the ranks, and the wrong bytes of one validated call
+ * on every rank, in the form measured (a nonblocking one from its start to
+ * its wait). */
+static void validate(const collective_t *coll, const bench_call_t *call, const variant_t *v, int late,
+                     int *total_late, int *total_wrong)
+{
+    bench_call_t check = *call;
+    int wrong;
+
+    *total_late = *total_wrong = 0;
+    MPI_Reduce(&late, total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    check.comm = v->comm;
+    prepare(&check, coll);
+    if (coll->start) {
+        MPI_Request request;
+        coll->start(&check, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else {
+        coll->run(&check);
+    }
+    wrong = coll->check(&check);
+    MPI_Reduce(&wrong, total_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+
 /* One variant's row. slowest and first (the first variant's) are rank 0's
  * per-iteration times; the validated call runs on every rank. */
 static void report(const options_t *o, const bench_call_t *call, const variant_t *v, const double *slowest,
                    const double *first, int iters, int late, int clock_start, double *scratch)
 {
     const collective_t *coll = o->collective;
-    int total_late = 0;
-    MPI_Reduce(&late, &total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-
-    bench_call_t check = *call;
-    check.comm = v->comm;
-    prepare(&check, coll);
-    coll->run(&check);
-    int wrong = coll->check(&check), total_wrong = 0;
-    MPI_Reduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int total_late, total_wrong;
+    validate(coll, call, v, late, &total_late, &total_wrong);
 
     if (call->rank == 0) {
         double sum = 0, min = slowest[0], max = slowest[0];
@@ -754,17 +772,8 @@ static void report_nonblocking(const options_t *o, const bench_call_t *call, con
                                double *scratch)
 {
     const collective_t *coll = o->collective;
-    int total_late = 0;
-    MPI_Reduce(&late, &total_late, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-
-    bench_call_t check = *call;
-    check.comm = v->comm;
-    prepare(&check, coll);
-    MPI_Request request;
-    coll->start(&check, &request);
-    MPI_Wait(&request, MPI_STATUS_IGNORE);
-    int wrong = coll->check(&check), total_wrong = 0;
-    MPI_Reduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int total_late, total_wrong;
+    validate(coll, call, v, late, &total_late, &total_wrong);
     if (call->rank != 0) return;
 
     double avg[KINDS], median[KINDS];
