@@ -1,4 +1,6 @@
 dnl -*- autoconf -*-
+dnl Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+dnl SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 dnl The core of coll/hier is C++17.
 
 dnl HIER_CXX17: checks that $CXX compiles C++17 with -std=c++17 and

@@ -1,4 +1,6 @@
 dnl -*- autoconf -*-
+dnl Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+dnl SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 dnl GoogleTest for the core's unit tests (test/unit, "make check").
 
 dnl HIER_GTEST: substitutes GTEST_CPPFLAGS and GTEST_LIBS; warns (the

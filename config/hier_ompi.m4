@@ -1,4 +1,6 @@
 dnl -*- autoconf -*-
+dnl Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+dnl SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 dnl Finding the installed Open MPI that coll/hier builds against and loads into.
 dnl
 dnl Substitutes HIER_OMPI_CPPFLAGS (Open MPI's public and internal headers, plus

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The demo: hier against Open MPI's own choice, side by side, where hier pays
 # off. As root with network namespaces (`hier-cluster check`), on the
 # emulated 4x4 torus of contrib/cluster (16 hosts, 100 Mbit/s links between

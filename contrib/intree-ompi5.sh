@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # intree-ompi5.sh: builds coll/hier inside an Open MPI 5.0.x source tree (the
 # in-tree build, docs/intree.md) and checks the result.
 #
@@ -45,7 +47,7 @@ while (($#)); do
     case "$1" in
         --glue-hash) glue_hash; exit 0 ;;
         --fresh) fresh=1 ;;
-        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '4,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "intree-ompi5: unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac

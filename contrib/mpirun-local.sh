@@ -1,3 +1,5 @@
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Sourced by the scripts that start MPI jobs on this host: hier_mpirun runs
 # mpirun with what every run here needs.
 # - as root, --allow-run-as-root;

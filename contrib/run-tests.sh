@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Runs every test of coll/hier, layer by layer (docs/architecture.md):
 #   unit     the core, GoogleTest, no MPI                   (make check)
 #   mpi      mpirun on this host with imposed node maps      (make check)

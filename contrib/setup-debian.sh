@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Sets up a fresh Debian 12 machine for coll/hier: installs what the build and
 # the tests need, then builds the component and installs it into Open MPI's
 # component directory (or, with COMPONENT_DIR=..., wherever you say, e.g.

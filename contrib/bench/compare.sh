@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The compare driver: hier against Open MPI's own selection on one scenario of
 # the emulated cluster, side by side in one run.
 #
@@ -65,7 +67,7 @@ cluster=$top/contrib/cluster/hier-cluster
 bench=$top/contrib/bench/hier_bench
 source "$top/contrib/mpirun-local.sh"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '4,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 scenario=$1; shift
 [ -f "$scenario" ] || scenario=$top/contrib/cluster/scenarios/$scenario.conf

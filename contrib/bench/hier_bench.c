@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * hier_bench: an osu_alltoall-style benchmark of one collective.
  *
  * For each size: warm-up (-x calls, and for hier's alltoall auto the calls

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // schedule_build: how long building one rank's schedule of every alltoall
 // row takes, and how much memory it holds, at p = 1,024, 4,096 and 16,384
 // (the project's scale: schedules built once per communicator, O(p) memory

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The commands of hier-inspect, one file each (inspect_<name>.cc). A command
 // gets its arguments (after its name) and returns the process's exit code:
 // 0, 1 when what it inspected fails a check, 2 on bad usage (after one line

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # fig6.sh: Figueira and Janapa Reddi's Fig. 6 with hier's embeddings. For
 # pair costs drawn from 1..5 and from 1..20 (the paper's two panels), the
 # average gain of each embedding's calc_cost over the blind embedding's on

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect: looks at the core's schedules without MPI. Each command
 // describes a machine on its command line, builds every rank's schedule and
 // reports what the simulator proves and counts (see commands.h).

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect alltoall: every alltoall schedule that applies to described
 // nodes, and Open MPI's own, side by side as auto weighs them: rounds,
 // messages and bytes per link class, the time the model predicts on each

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect embed: every hypercube embedding (Figueira and Janapa
 // Reddi's and ours) for one cost matrix, from a file in coll_hier_cost's
 // format, drawn at random, or locality's levels on described nodes: its

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect embed-gains: Figueira and Janapa Reddi's Fig. 6 (Sec. 5.1):
 // for each size, the average gain of each embedding's calc_cost over the
 // blind embedding's on random topologies whose pair costs are integers

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect registry: the core's table of algorithms (core/registry.cc),
 // one row a line, "COLLECTIVE ID NAME", in table order per collective (the
 // ids of coll_hier_<collective>_algorithm; auto and fallback, ids 0 and 1,

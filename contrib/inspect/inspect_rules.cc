@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect rules: the rules auto would apply on a described machine,
 // written as a coll_hier_dynamic_rules file (docs/rules-file.md), so that a
 // site can freeze auto's decisions and edit them. For each collective and

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect schedule: one algorithm of one collective on described nodes,
 // simulated for every rank: does it deliver, in how many rounds and steps,
 // with how many messages on each class of link, at what port and NIC load.

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier-inspect torus: the OPT partition of a torus (region sizes, and a
 // picture of it for two dimensions), the lower bound, and the step counts of
 // OPT and SDF scatter and gather from the simulator.

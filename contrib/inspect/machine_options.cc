@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The machine a command of hier-inspect describes (commands.h,
 // MachineOptions): node sizes and their options, parsed alike for every
 // command that takes them.

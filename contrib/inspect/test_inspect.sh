@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # hier-inspect's commands on small machines: every run must report a proven
 # delivery (exit 0), and bad usage must give one line and exit 2.
 set -u

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /* cluster_hello: the smallest check of the emulated cluster (run_cluster_tests.sh).
  *
  * Every rank prints its host name (gethostname: the UTS namespace hier-rsh set

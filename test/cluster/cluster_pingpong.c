@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /* cluster_pingpong: ping-pong between ranks 0 and 1 (run_cluster_tests.sh's
  * bandwidth and latency sanity check on the emulated cluster).
  *

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # run_cluster_tests.sh: tests of coll/hier on the emulated multi-node cluster
 # (contrib/cluster/README.md): Open MPI started through hier-rsh into network
 # namespaces, with real locality and shaped TCP links.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # test_delayline.sh: checks hier-delayline (contrib/cluster/delayline.cc), the
 # NFQUEUE delay line that stands in for `tc netem delay` on the emulated
 # cluster's backbone.

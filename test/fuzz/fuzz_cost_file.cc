@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // libFuzzer target for the cost-file parser (core/cost_file.cc), built with
 // clang's -fsanitize=fuzzer,address,undefined (see Makefile.am). Besides
 // the sanitizers' checks it asserts the parser's contract: a matrix comes

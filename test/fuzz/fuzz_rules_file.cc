@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // libFuzzer target for the rules-file parser (core/rules_file.cc), built
 // with clang's -fsanitize=fuzzer,address,undefined (see Makefile.am) and a
 // vocabulary of its own in place of the registry, so that it builds that

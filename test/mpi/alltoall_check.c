@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * alltoall_check: checks MPI_Alltoall byte for byte against a point-to-point
  * reference (MPI_Isend/MPI_Irecv of the same datatypes, i.e. Open MPI's own
  * PML result), for every datatype class, several counts, MPI_IN_PLACE and

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * alltoallv_check: checks MPI_Alltoallv byte for byte against a
  * point-to-point reference (MPI_Isend/MPI_Irecv of the same blocks and
  * datatypes), in the manner of alltoall_check: count patterns with zeros

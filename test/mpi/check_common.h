@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * check_common.h: what the MPI checkers (alltoall_check.c, alltoallv_check.c,
  * coll_check.c, nbc_check.c)
  * share: list options, the datatype pairs and communicators every case runs

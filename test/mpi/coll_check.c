@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll_check: checks one of MPI_Scatter, MPI_Gather, MPI_Allgather,
  * MPI_Allreduce and MPI_Barrier (--op) against a point-to-point reference,
  * byte for byte, in the manner of alltoall_check: every datatype class,

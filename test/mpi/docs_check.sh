@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # docs_check.sh: the user documentation against the component built in this
 # tree. Checks
 #   - that README.md has at most 150 lines (the rest belongs in docs/);

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * nbc_check: many nonblocking and persistent collectives in flight at once.
  * Each round starts, on MPI_COMM_WORLD, a dup of it and a split of it (the
  * parity halves), one MPI_I<op> of every collective coll/hier replaces

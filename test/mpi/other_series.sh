@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # other_series.sh: a mca_coll_hier.so built for another Open MPI series (4.1
 # or 5.0), put first on this Open MPI's component path, must say so in one
 # stderr line and leave the job to Open MPI's own collectives, with hier named

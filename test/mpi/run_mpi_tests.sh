@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # run_mpi_tests.sh: the MPI test layer of coll/hier (docs/development.md, "Tests").
 #
 # Runs alltoall_check under mpirun on one host with node maps that impose

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # check_sanitize.sh: the unit and MPI test layers again, with the component,
 # the core, the unit tests and the MPI checkers built with
 # -fsanitize=address,undefined (`make check-sanitize` runs it).

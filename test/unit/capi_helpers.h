@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Helpers for the tests of the core's C face (hier_core.h): settings parsed
 // from MCA values as the glue hands them over, and one call's decision.
 #ifndef HIER_TEST_CAPI_HELPERS_H

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Shared checks for the unit tests: build every rank's schedule, run them
 // byte for byte through the in-memory transport, and simulate them.
 #pragma once

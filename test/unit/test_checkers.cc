@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The checkers themselves: a simulator or transport that cannot fail would
 // make every other test meaningless, so each is shown a broken schedule.
 #include <gtest/gtest.h>

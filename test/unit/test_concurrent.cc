@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Collectives in flight together, as nonblocking requests are: every row of
 // the registry runs beside other rows' schedules through one in-memory
 // fabric, each call on a tag of its own, ranks starting and advancing them

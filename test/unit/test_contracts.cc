@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The contracts of the rooted and reducing collectives, and the barrier's
 // causality check: hand-built schedules that are right must pass, and each
 // way of breaking them must be caught, by the simulator and (where bytes

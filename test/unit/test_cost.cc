@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Costs between processes: the cost-file parser (its error lines, and the
 // inputs fuzzing found), and the three sources of coll_hier_cost.
 #include <gtest/gtest.h>

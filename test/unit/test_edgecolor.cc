@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The edge-coloured alltoall: as many single-port steps as the busiest NIC
 // has inter-node messages, and every byte where it belongs.
 #include <gtest/gtest.h>

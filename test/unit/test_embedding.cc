@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Hypercube embeddings (Figueira and Janapa Reddi): calc_cost by hand, the
 // paper's Eff_Cube walk-through, every embedding a permutation, the shape of
 // Fig. 6 at small sizes, and the fold of non-powers of two.

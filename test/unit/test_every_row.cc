@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Every row of the registry (core/registry.cc), of every collective, on
 // random machines: uneven nodes with ranks in a random order, clusters,
 // powers of two and tori, every root for the rooted collectives. Where the

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The hierarchical factor alltoall against the paper (Sanders and Traeff)
 // and against the bytes.
 #include <gtest/gtest.h>

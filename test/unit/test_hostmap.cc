@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Cluster maps by host-name patterns: the parser, the matcher, and the C ABI.
 #include <gtest/gtest.h>
 

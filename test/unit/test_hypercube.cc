@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The hypercube collectives (barrier, allreduce, allgather, alltoall) on
 // every embedding, p = 1..64: simulated against their contracts and run byte
 // for byte through the in-memory transport with several windows; their step

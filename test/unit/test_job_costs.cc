@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The job's probed costs (core/job_costs.cc): what one communicator
 // measured is found by the next, whatever order its nodes come in.
 #include <gtest/gtest.h>

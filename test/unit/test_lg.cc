@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The LG alltoall (Jeannot and Steffenel): two clusters with partial groups,
 // k clusters, SMP nodes, both backbone variants, alltoallv.
 #include <gtest/gtest.h>

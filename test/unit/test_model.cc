@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The time model: the textbook's formulas where the text's assumptions hold
 // (one link class, no contention), hand-computed cases of sharing, latency,
 // rendezvous and overhead; coll_hier_link_costs; Open MPI's own choice; and

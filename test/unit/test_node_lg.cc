@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // node_lg: LG with every SMP node as its own group. Byte for byte on random
 // uneven nodes, placed at random, with clusters and without, for alltoall
 // and alltoallv; the aggregated message count between nodes; where it

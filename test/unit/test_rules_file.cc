@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The rules file of coll_hier_dynamic_rules (core/rules_file.h): files that
 // parse and what find() answers for them, the one error line of each kind of
 // malformed file, format_rules' round trip, and the inputs fuzzing found.

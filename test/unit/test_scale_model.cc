@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The scale model (scale_model.h): auto's alltoall decisions above
 // kMaxModelledRanks. Decisions are the same on every call; where physics
 // settles the answer the pick is checked against the reason; rows that do

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The settings parsed once per process (core/settings.*) and the
 // per-communicator class built from them (core/communicator.*), through
 // the C face the glue uses.

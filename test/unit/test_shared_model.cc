@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // auto's alltoall comparison shared out over ranks (autoselect.h:
 // ModelShare): k ranks, rehearsed one after the other with a fake
 // allreduce (MAX), must reach exactly the unshared comparison, bit for bit,

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The textbook alltoall family (ring, ring both ways, mesh, XOR) and the
 // schedules that model Open MPI's own algorithms (linear, pairwise, modified
 // Bruck): every block where it belongs, byte for byte at several windows,

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The equal partition of a torus for OPT: valid regions (every node's parent
 // one hop closer and in its region) and the largest region at the bound
 // ceil((p - 1) / links), on every torus the issue names and more.

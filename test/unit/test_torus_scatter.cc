@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // OPT and SDF scatter and gather on tori (Mao, Chen and Watson): simulated
 // step counts, the all-port rule (one message per link per step, neighbours
 // only), and every byte through the in-memory transport for every root.

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier: the component and module types the C glue shares, and the
  * functions its files call in each other.
  *

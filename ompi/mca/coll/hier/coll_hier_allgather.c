@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Allgather, MPI_Iallgather and MPI_Allgather_init: rank j's
  * block lands in block j of every receive buffer. Asks the core for a
  * schedule for this call and runs it over the PML; hands the call to the

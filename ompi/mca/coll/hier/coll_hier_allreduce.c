@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Allreduce, MPI_Iallreduce and MPI_Allreduce_init: one block,
  * the whole vector; schedules reduce it block by block with the call's
  * operation. Schedules may combine operands in any order, so

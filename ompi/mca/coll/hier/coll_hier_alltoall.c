@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Alltoall, MPI_Ialltoall and MPI_Alltoall_init: asks the core
  * for a schedule for this call and runs it over the PML; hands the call to
  * the previous module when the core says fallback. Block b of the send

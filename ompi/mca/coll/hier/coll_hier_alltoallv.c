@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Alltoallv, MPI_Ialltoallv and MPI_Alltoallv_init: the
  * alltoall schedules over blocks of different sizes (block j of the send
  * buffer, scounts[j] elements at sdispls[j], goes to rank j). Hands the

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Barrier, MPI_Ibarrier and MPI_Barrier_init: a schedule of
  * empty messages (blocks of 0 bytes) after which every rank has heard,
  * through some chain of messages, from every other rank.

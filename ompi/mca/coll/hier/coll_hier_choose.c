@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier per-call entry, shared by the collectives: one question to the
  * core's communicator (hier_comm_decide) answers whether this call runs a
  * schedule or falls back, with what window, as which call of a trial, and

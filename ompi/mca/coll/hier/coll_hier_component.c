@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier component: the structure Open MPI loads (mca_coll_hier_component),
  * the MCA parameters, and open/close, which decide once per process whether
  * hier was asked for.

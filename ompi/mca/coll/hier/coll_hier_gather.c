@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Gather, MPI_Igather and MPI_Gather_init: rank j's block
  * lands in block j of the root's receive buffer. Asks the core for a
  * schedule for this call and runs it over the PML; hands the call to the

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier module lifecycle: which communicators hier takes (comm_query),
  * what it falls back to (enable keeps the previous module's functions,
  * disable and destruct release them), and what a module holds from its

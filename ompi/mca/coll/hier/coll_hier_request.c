@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier requests: nonblocking and persistent collectives run a call of
  * a cached schedule a step at a time from an Open MPI request, as libnbc's
  * do. Open MPI's progress engine advances every active request (a progress

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier MPI_Scatter, MPI_Iscatter and MPI_Scatter_init: the root's block
  * j goes to rank j. Asks the core for a schedule for this call and runs it
  * over the PML; hands the call to the previous module when the core says

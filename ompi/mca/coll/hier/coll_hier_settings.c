@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier settings: hands the MCA values to the core once per process
  * (hier_settings_create, when MPI_COMM_WORLD is queried) and says, from
  * world rank 0, what is wrong with them: one line per bad parameter, naming

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier topology: what the core's communicator is built from, gathered
  * at the first call that needs it, through the previous module's
  * collectives (never hier's own): every rank's node and rank in

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier transport: runs a core schedule over Open MPI's PML. It maps the
  * schedule's blocks to (pointer, count, datatype) from the call's buffers: a
  * region of n blocks is one message of n * count elements, since consecutive

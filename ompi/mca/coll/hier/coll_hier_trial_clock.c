@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier: auto's trials on the application's calls: a common start for
  * each call, and the recording of its time, which after the trial's last
  * call the ranks agree on and the core concludes from.

@@ -1,4 +1,6 @@
 dnl -*- autoconf -*-
+dnl Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+dnl SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 dnl
 dnl coll/hier inside an Open MPI source tree (docs/intree.md): Open MPI's
 dnl autogen.pl finds this file and puts it into the tree's configure.

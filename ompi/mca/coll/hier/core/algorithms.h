@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The schedule builders, one file each. A builder turns (topology, my rank,
 // root) into my schedule; root is -1 for rootless collectives.
 #pragma once

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // auto from the time model (see autoselect.h).
 //
 // Memory: up to kMaxModelledRanks, deciding builds every rank's schedule of

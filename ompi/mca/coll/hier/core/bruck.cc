@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The modified Bruck alltoall that Open MPI's tuned component picks for
 // small blocks on 16 ranks or more (Bruck, Ho, Kipnis, Weathersby, "Efficient
 // Algorithms for All-to-All Communications in Multiport Message-Passing

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The C face of the core (hier_core.h): each function wraps the registry,
 // a hier::Communicator (communicator.h) or the executor, and keeps C++
 // exceptions out of the C glue. The settings' face is in settings.cc.

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier::Communicator (communicator.h): its assembly from the glue's facts
 // and the parsed settings, and the per-call answer.
 #include "communicator.h"

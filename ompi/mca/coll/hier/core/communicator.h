@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // hier::Communicator: everything coll/hier keeps per communicator: its
 // topology (assembled here from the facts the glue gathered and the parsed
 // settings: nodes, clusters, torus, costs), auto's decision per collective

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Costs between the processes of a communicator (coll_hier_cost), for the
 // cost-aware hypercube embeddings (embedding.h). A cost is what one exchange
 // between two processes takes, in any unit: the embeddings and calc_cost

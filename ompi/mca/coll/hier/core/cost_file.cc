@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The cost-matrix file parser (format in cost_file.h). Fuzzed by
 // test/fuzz/fuzz_cost_file.cc; inputs that once broke it are regression
 // cases in test/unit/test_cost.cc.

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The cost-matrix file of coll_hier_cost=file:PATH, and its parser.
 //
 // Format (docs/hypercube.md): one row per line, entries separated by spaces

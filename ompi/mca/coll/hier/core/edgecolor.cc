@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // A single-port alltoall whose step count is the busiest NIC's message count:
 // our own, beyond Sanders and Traeff (Sec. 3 of their paper bounds the factor
 // algorithm by n(p - 1) steps, counting intra-node messages as steps).

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Dim2_Cube: Figueira and Janapa Reddi, Sec. 4.1. For every even position
 // i, the first unused point goes to i and its cheapest unused point to
 // i + 1, its neighbour in dimension 0. Only dimension 0 is optimised; the

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Eff_Cube: Figueira and Janapa Reddi, Sec. 4.3. Position 0's neighbours
 // are seeded with points 0, 1, ..., d - 1 (the walk-through of Figs. 4 and
 // 5: in a 3-cube, positions 1, 2, 4 get points 0, 1, 2 and position 0 stays

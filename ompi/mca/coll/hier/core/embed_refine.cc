@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // refine: ours, beyond Figueira and Janapa Reddi (Sec. 4 builds an
 // embedding greedily and Sec. 5.1 only measures it; here calc_cost itself
 // is optimised).

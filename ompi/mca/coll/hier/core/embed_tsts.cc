@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // TSTS_Cube: Figueira and Janapa Reddi, Sec. 4.2. A minimum spanning tree
 // (Prim's, O(n^2), rooted at point 0), its preorder walk (the
 // travelling-salesman tour with shortcuts, at most twice the optimal tour),

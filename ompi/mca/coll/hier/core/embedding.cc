@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Figueira and Janapa Reddi, Sec. 5.1: calc_cost, the cost of an embedded
 // hypercube; the blind embedding; the table of embeddings.
 #include "embedding.h"

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Hypercube embeddings: which process sits at which position of a
 // d-dimensional hypercube, for the recursive-doubling collectives in which
 // position x meets position x XOR 2^i in step i. Figueira and Janapa Reddi,

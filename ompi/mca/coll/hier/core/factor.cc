@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The hierarchical factor alltoall: Sanders and Traeff, "The Hierarchical
 // Factor Algorithm for All-to-all Communication", Euro-Par 2002, Sec. 3,
 // algorithm ClusteredAllToAll (Fig. 2), with the 1-factors of Lemma 1.

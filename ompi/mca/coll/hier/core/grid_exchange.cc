@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The store-and-forward grid alltoall (see grid_exchange.h).
 //
 // Before phase q (along dimension e = order[q]) a rank x holds the blocks

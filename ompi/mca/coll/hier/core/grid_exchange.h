@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The store-and-forward alltoall of the encyclopedia text ("All-to-all
 // (parallel pattern)", sections Ring and Mesh), along every dimension of a
 // grid of processes: the machinery that ring.cc, ring2.cc and mesh.cc share.

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * The C ABI of coll/hier's C++17 core.
  *
  * Open MPI's internal headers are not valid C++, so the component's C glue

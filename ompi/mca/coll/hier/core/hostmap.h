@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Clusters by host names: coll_hier_cluster_map = "nancy:cvn[1-3];rennes:cvn[4-9]".
 //
 // A map is clusters separated by ';', each a name, ':', then comma-separated

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The embedded hypercube of a communicator, which the hypercube collectives
 // (hypercube_<op>.cc) run on: Figueira and Janapa Reddi's recursive-doubling
 // pattern (Sec. 3) on the positions of an embedding (embedding.h).

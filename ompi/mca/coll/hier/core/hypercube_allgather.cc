@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Allgather on the embedded hypercube: Figueira and Janapa Reddi, Sec. 3
 // (Foster's hypercube template, the state being the blocks gathered so
 // far) on the positions of the communicator's embedding (hypercube.h).

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Allreduce on the embedded hypercube: Figueira and Janapa Reddi, Sec. 3
 // (Foster's hypercube template: in dimension i exchange the partial result
 // with the partner and combine) on the positions of the communicator's

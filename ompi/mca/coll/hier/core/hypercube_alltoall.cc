@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Alltoall by the hypercube algorithm ("All-to-all (parallel pattern)",
 // hypercube: log p steps, each exchanging the half of the data destined for
 // the other subcube), on the positions of the communicator's embedding

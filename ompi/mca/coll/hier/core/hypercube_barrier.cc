@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Barrier on the embedded hypercube: Figueira and Janapa Reddi, Sec. 3
 // (Foster's hypercube template, with an empty state) on the positions of
 // the communicator's embedding (hypercube.h); their Sec. 5.2 measures this

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // What the probes measured, kept for the whole job (hier_core.h,
 // hier_job_*): every later communicator over the same nodes reuses it
 // instead of probing again. Nodes are named by job-wide ids, so the ids of

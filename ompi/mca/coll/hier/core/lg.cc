@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The LG alltoall: Jeannot and Steffenel, "Fast and Efficient Total Exchange
 // on Two Clusters", Euro-Par 2007, Sec. 4.1 and Algorithm 1; extended to k
 // clusters and to SMP nodes (the paper's future work), with two backbone

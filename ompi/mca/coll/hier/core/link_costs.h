@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // What a message costs on each class of link, as the time model (model.h)
 // uses it, and coll_hier_link_costs, the user's way to say it.
 //

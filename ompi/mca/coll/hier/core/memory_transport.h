@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The in-memory transport: every rank of a schedule inside one process.
 //
 // Messages are byte copies through FIFO channels, one per ordered pair of

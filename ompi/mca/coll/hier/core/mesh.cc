@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The two-phase mesh alltoall of the encyclopedia text ("All-to-all (parallel
 // pattern)", section Mesh): on a sqrt(p) x sqrt(p) mesh, each process groups
 // its messages by the column of their destination, an alltoall within every

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The time model: a discrete-event simulation of the executor on every rank,
 // with messages as fluid flows sharing the machine's resources max-min fairly.
 //

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The time model: a discrete-event run of every rank's schedule on a flow-level machine (docs/architecture.md).
 //
 // Runs every rank's schedule as the executor would (rounds posted under the

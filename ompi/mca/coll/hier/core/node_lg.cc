@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Node-level aggregation: the LG alltoall (Jeannot and Steffenel, "Fast and
 // Efficient Total Exchange on Two Clusters", Euro-Par 2007, Sec. 4.1 and
 // Algorithm 1) with every SMP node as its own group, the locality-aware

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The flat 1-factor alltoall of the encyclopedia text ("All-to-all (parallel
 // pattern)", 1-factor algorithm): p odd, p rounds, round i pairs j with
 // (i - j) mod p and the one process paired with itself is idle (it copies its

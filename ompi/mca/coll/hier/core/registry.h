@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The one table of algorithms. The component's MCA enums, auto selection and
 // the docs are derived from it: adding an algorithm is adding a row, and
 // auto (autoselect.h) weighs every row that applies with the time model.

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The ring alltoall of the encyclopedia text ("All-to-all (parallel
 // pattern)", section Ring): every process sends the m(p - 1) data it has for
 // the others to its neighbour j + 1; each process keeps its part of what it

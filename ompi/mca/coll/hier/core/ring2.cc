@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The ring alltoall both ways round, the improvement the encyclopedia text
 // names ("All-to-all (parallel pattern)", section Ring: "half of the messages
 // are sent in one and the other half in the other direction"): the blocks for

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The rules-file parser and writer (format in rules_file.h and
 // docs/rules-file.md). Fuzzed by test/fuzz/fuzz_rules_file.cc; inputs that
 // once broke it are regression cases in test/unit/test_rules_file.cc.

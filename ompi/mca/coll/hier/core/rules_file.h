@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The rules file of coll_hier_dynamic_rules: which hier algorithm, and which
 // window, a collective runs for a range of communicator sizes and message
 // sizes, overriding auto (docs/rules-file.md).

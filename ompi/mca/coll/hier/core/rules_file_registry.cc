@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The rules file with the registry's algorithms (rules_file.h). Apart from
 // rules_file.cc so that the fuzz target builds that alone.
 #include "registry.h"

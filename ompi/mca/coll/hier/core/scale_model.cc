@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The scale model (see scale_model.h): closed forms per algorithm over the
 // kinds of rank.
 #include "scale_model.h"

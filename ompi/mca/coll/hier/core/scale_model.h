@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The scale model: auto's time model for communicators too large for the
 // flow simulation (model.h), p > kMaxModelledRanks.
 //

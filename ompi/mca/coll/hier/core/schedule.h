@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The schedule IR: what one rank does in a collective, as data.
 //
 // A schedule is a list of rounds; a round is a set of operations that may

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // coll/hier's settings parsed once per process (settings.h), and their C
 // face (hier_settings_* of hier_core.h).
 #include "settings.h"

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // coll/hier's settings, parsed once per process: every MCA value the core
 // uses, from the text Open MPI holds to the structures the communicators
 // read (hier_settings_t in hier_core.h). What depends on a communicator (a

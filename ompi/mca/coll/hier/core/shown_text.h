@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // How the parsers of user files (cost_file.cc, rules_file.cc) quote what
 // they read in a one-line error: header-only, so that each fuzz target
 // still builds its parser alone.

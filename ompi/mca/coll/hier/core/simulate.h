@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The simulator: runs every rank's schedule on a model of the machine.
 //
 // Blocks are symbolic tokens, so a run proves where every block went. Ranks

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The machine as the core sees it: ranks grouped into nodes, nodes grouped
 // into clusters, and, when known, the torus the ranks form.
 //

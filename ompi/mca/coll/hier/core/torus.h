@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // A D-dimensional torus of ranks: coordinates, neighbours, distances, and the
 // parser of coll_hier_torus_dims.
 //

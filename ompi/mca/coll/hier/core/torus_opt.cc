@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // OPT scatter and gather on a torus: Mao, Chen and Watson, "One-to-all
 // personalized communication in torus networks", Sec. 3.1 (the algorithm) and
 // 3.2 (its optimality), with the partition of torus_partition.h.

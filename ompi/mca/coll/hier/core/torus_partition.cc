@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The equal partition of a torus (see torus_partition.h for the problem, the
 // algorithm and why OPT then takes max |R| steps).
 #include "torus_partition.h"

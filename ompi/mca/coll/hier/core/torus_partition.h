@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The equal partition of a torus for the OPT scatter: Mao, Chen and Watson,
 // "One-to-all personalized communication in torus networks", Sec. 3.1-3.2.
 // The paper draws the partitions of 8x8 and 4x8x8 by hand and leaves "a

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // SDF scatter and gather on a torus: Mao, Chen and Watson, "One-to-all
 // personalized communication in torus networks", Sec. 3.3, the greedy
 // heuristic they compare OPT with.

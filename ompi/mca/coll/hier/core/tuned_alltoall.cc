@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // What Open MPI 4.1.4 runs for MPI_Alltoall when hier hands a call back: the
 // tuned component's fixed decision (ompi/mca/coll/tuned/
 // coll_tuned_decision_fixed.c, used unless coll_tuned_use_dynamic_rules is

@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // Open MPI 4.1.4's own MPI_Alltoall, as the time model sees it: which
 // algorithm tuned's fixed decision picks, and each as a schedule.
 #pragma once

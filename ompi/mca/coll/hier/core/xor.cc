@@ -1,3 +1,11 @@
+/*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 // The XOR variant of the 1-factor alltoall in the encyclopedia text
 // ("All-to-all (parallel pattern)", 1-factor algorithm, last paragraph): for
 // p a power of two, round i = 1 .. p - 1 pairs j with j XOR i, so every round

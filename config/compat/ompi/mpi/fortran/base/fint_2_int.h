@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier's stand-in for Open MPI's ompi/mpi/fortran/base/fint_2_int.h.
  *
  * ompi/op/op.h includes that header, but Debian's libopenmpi-dev does not

@@ -1,4 +1,12 @@
 /*
+ * Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * coll/hier's stand-in for Open MPI 5's
  * opal/mca/threads/pthreads/threads_pthreads_tsd.h (not installed; see
  * threads_pthreads_mutex.h beside it): thread-specific data is pthread's.
