@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The coll/hier project contributors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# The SimGrid compare driver: hier auto against the collective selections of
+# Open MPI, MPICH, MVAPICH2 and Intel MPI as SimGrid's SMPI ports them, on one
+# simulated platform, every byte validated.
+#
+#   contrib/simgrid/compare.sh PLATFORM [options]
+#     PLATFORM        a file of contrib/simgrid/platforms (name or path); its comment's
+#                     "hier: KEY=VALUE" lines say the hosts, the cluster map, the link
+#                     costs hier is told and what bounds the collective
+#     -c COLLECTIVE   alltoall (default), allgather, scatter, gather, allreduce, barrier
+#     -m SIZES        bytes per block: MIN:MAX (powers of two) or a list (default 1:256)
+#     -a ALGS         also run these named hier rows, comma-separated (e.g. node_lg)
+#     -s SELECTORS    SMPI's selections to run (default ompi,mpich,mvapich2,impi)
+#     -i ITERS        timed calls per size (default 1: the simulation is deterministic)
+#     -x WARMUP       untimed calls per size before them (default 0)
+#     -o DIR          where the CSV, the runs' outputs and the PNG go (default simgrid-results/)
+#
+# Every variant is one smpirun of hier_smpi (contrib/simgrid/hier_smpi.cc) with
+#   --cfg=smpi/simulate-computation:no   compute between MPI calls is not charged
+#   --cfg=smpi/privatization:no          the ranks share the process (hier_smpi's tables)
+#   --cfg=smpi/send-is-detached-thresh:0 no detached sends (SMPI keeps every pending
+#                                        detached send in one list: O(n^2) wall time)
+#   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
+#                                        links as the platform says (no SMPI correction)
+# A selector's variant runs MPI's own collective (-a mpi) with
+# --cfg=smpi/COLLECTIVE:SELECTOR; hier's runs auto with --cfg=smpi/COLLECTIVE:ompi,
+# so that where auto keeps Open MPI's, tuned's algorithm (SMPI's port) runs, as in
+# the component. A size's time is the slowest rank's, from one simulated start
+# instant to its return, the mean of the timed calls (hier_smpi's avg_us).
+#
+# The table (and DIR/PLATFORM-COLLECTIVE.csv): per size the four selectors, hier auto
+# and its pick, each -a row, the limit (the platform's physical lower bound: see
+# docs/simgrid.md), hier over ompi and over the best selector, and the validation
+# (ok only if every run checked every byte). Wall time and peak memory of each run
+# go to stderr.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage() { sed -n '4,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || usage
+platform=$1; shift
+[ -f "$platform" ] || platform=$here/platforms/$platform.xml
+[ -f "$platform" ] || { echo "compare: no platform $platform" >&2; exit 2; }
+collective=alltoall sizes=1:256 algorithms= selectors=ompi,mpich,mvapich2,impi iters=1 warmup=0 outdir=simgrid-results
+while getopts "c:m:a:s:i:x:o:" opt; do
+    case $opt in
+    c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;; s) selectors=$OPTARG ;;
+    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;;
+    *) usage ;;
+    esac
+done
+program=$("$here/build.sh")
+name=$(basename "$platform" .xml)
+mkdir -p "$outdir"
+csv=$outdir/$name-$collective.csv
+png=$outdir/$name-$collective.png
+
+# The platform's "hier: KEY=VALUE" lines.
+meta() { sed -n "s/^ *hier: $1=\(.*\)$/\1/p" "$platform" | head -n 1; }
+hosts=$(meta hosts) cluster_map=$(meta cluster_map) link_costs=$(meta link_costs) torus_dims=$(meta torus_dims)
+
+# The host file: each entry PREFIX[LO-HI]:COUNTS, COUNTS one count or a list
+# cycled over the entry's hosts; one "host:ranks" line a host.
+hostfile=$outdir/$name.hosts
+for entry in $hosts; do
+    awk -v e="$entry" 'BEGIN {
+        gsub(/[\[\]:-]/, " ", e); split(e, a, " "); n = split(a[4], c, ",")
+        for (h = a[2]; h <= a[3]; h++) print a[1] h ":" c[(h - a[2]) % n + 1]}'
+done >"$hostfile"
+ranks=$(awk -F: '{n += $2} END {print n}' "$hostfile")
+
+common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no --cfg=smpi/send-is-detached-thresh:0
+        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
+hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
+[ -n "$cluster_map" ] && hier_args+=(-C "$cluster_map")
+[ -n "$link_costs" ] && hier_args+=(-L "$link_costs")
+[ -n "$torus_dims" ] && hier_args+=(-T "$torus_dims")
+
+# run VARIANT SELECTOR ALG: one smpirun; its CSV in DIR/NAME-COLL-VARIANT.out
+run() {
+    local out=$outdir/$name-$collective-$1.out
+    echo "compare: $name ($ranks ranks), $collective, $1" >&2
+    /usr/bin/time -f "compare: $1: %e s wall, %M KB peak" \
+        smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
+        "--cfg=smpi/$collective:$2" "$program" "${hier_args[@]}" -a "$3" >"$out" 2>"$out.err" ||
+        echo "compare: $1 failed (exit $?): $(grep -v '^\[' "$out.err" | tail -n 2 | tr '\n' ' ')" >&2
+    grep -E "^compare: |^hier_smpi: .*(ranks|wall)" "$out.err" >&2 || true
+}
+IFS=, read -ra sels <<<"$selectors"
+IFS=, read -ra named <<<"$algorithms"
+for s in "${sels[@]}"; do run "$s" "$s" mpi; done
+run hier ompi auto
+for a in "${named[@]}"; do run "$a" ompi "$a"; done
+
+# get VARIANT SIZE COLUMN: a field of the variant's line for that size
+# (5 avg_us, 4 chosen, 10 validation).
+get() { awk -F, -v s="$2" -v c="$3" '$2 == s {print $c}' "$outdir/$name-$collective-$1.out" 2>/dev/null; }
+
+# The physical lower bound in microseconds for one block size (docs/simgrid.md):
+# alltoall: every host's NIC carries n (p - n) blocks each way; every group
+# (leaf, site) its r (p - r) blocks through its uplink (plus its latency);
+# allgather: every NIC receives (p - n) blocks; scatter, gather: the root's
+# NIC (p - n) blocks, or on a torus its links ceil((p - 1) / links) blocks.
+to_bytes() { awk -v r="$1" 'BEGIN {u = r; sub(/[0-9.]+/, "", u); v = r + 0
+    f = u ~ /^TB/ ? 1e12 : u ~ /^GB/ ? 1e9 : u ~ /^MB/ ? 1e6 : u ~ /^Gbit/ ? 1e9 / 8 : 1; print v * f}'; }
+nic=$(meta nic) groups=$(meta groups) links=$(meta links)
+limit_us() {
+    awk -F: -v b="$1" -v coll="$collective" -v p="$ranks" -v nic="$( [ -n "$nic" ] && to_bytes "$nic" || echo 0)" \
+        -v groups="$groups" -v gbw="$( [ -n "$groups" ] && to_bytes "$(cut -d: -f2 <<<"$groups")" || echo 0)" \
+        -v links="$links" -v lbw="$( [ -n "$links" ] && to_bytes "${links#*:}" || echo 0)" '
+        {n[NR] = $2}
+        END {
+            t = -1
+            if (coll == "alltoall") {
+                if (nic > 0) for (h in n) t = max(t, n[h] * (p - n[h]) * b / nic)
+                if (groups != "" && gbw > 0) {
+                    split(groups, g, ":"); split(g[1], k, "x"); lat = g[3]
+                    l = lat ~ /ms$/ ? lat * 1e-3 : lat ~ /us$/ ? lat * 1e-6 : 0
+                    t = max(t, k[2] * (p - k[2]) * b / gbw + l)
+                }
+            } else if (coll == "allgather" && nic > 0) {
+                for (h in n) t = max(t, (p - n[h]) * b / nic)
+            } else if (coll == "scatter" || coll == "gather") {
+                if (links != "") { split(links, q, ":"); t = int((p - 1 + q[1] - 1) / q[1]) * b / lbw }
+                else if (nic > 0) t = (p - n[1]) * b / nic
+            }
+            if (t < 0) print "-"; else printf "%.2f", t * 1e6
+        }
+        function max(a, c) { return a > c ? a : c }' "$hostfile"
+}
+
+header="size"
+for s in "${sels[@]}"; do header+=",${s}_us"; done
+header+=",hier_us,hier_alg"
+for a in "${named[@]}"; do header+=",${a}_us"; done
+header+=",limit_us,hier_over_ompi,hier_over_best,best_selector,validation"
+echo "$header" >"$csv"
+for size in $(awk -F, 'NR > 1 {print $2}' "$outdir/$name-$collective-hier.out" 2>/dev/null); do
+    row=$size valid=ok best= best_name=
+    for s in "${sels[@]}"; do
+        t=$(get "$s" "$size" 5)
+        row+=",${t:--}"
+        [ "$(get "$s" "$size" 10)" = ok ] || valid=FAILED
+        if [ -n "$t" ] && { [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; }; then
+            best=$t best_name=$s
+        fi
+    done
+    hier=$(get hier "$size" 5)
+    [ "$(get hier "$size" 10)" = ok ] || valid=FAILED
+    row+=",${hier:--},$(get hier "$size" 4)"
+    for a in "${named[@]}"; do
+        row+=",$(get "$a" "$size" 5)"
+        [ "$(get "$a" "$size" 10)" = ok ] || valid=FAILED
+    done
+    ompi=$(get ompi "$size" 5)
+    ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "-"}'; }
+    row+=",$(limit_us "$size"),$(ratio "$hier" "$ompi"),$(ratio "$hier" "$best"),${best_name:--},$valid"
+    echo "$row" >>"$csv"
+done
+
+echo "compare: $name ($ranks ranks), $collective; the slowest rank's simulated time in us" >&2
+column -s, -t "$csv"
+echo "compare: table in $csv" >&2
+
+if (($(wc -l <"$csv") < 3)); then
+    echo "compare: one size: no plot" >&2
+elif command -v gnuplot >/dev/null; then
+    plot="set datafile separator ','; set terminal pngcairo noenhanced size 900,600; set output '$png';"
+    plot+="set logscale xy; set xlabel 'bytes per block'; set ylabel 'simulated time (us)'; set key left top;"
+    plot+="set title '$name ($ranks ranks): MPI_$collective in SimGrid SMPI';"
+    plot+="plot"
+    column=2 sep=
+    for s in "${sels[@]}"; do
+        plot+="$sep '$csv' every ::1 using 1:$column with linespoints title '$s'"
+        sep=, column=$((column + 1))
+    done
+    plot+=", '$csv' every ::1 using 1:$column with linespoints lw 2 title 'hier (auto)'"
+    column=$((column + 2))
+    for a in "${named[@]}"; do
+        plot+=", '$csv' every ::1 using 1:$column with linespoints title 'hier $a'"
+        column=$((column + 1))
+    done
+    awk -F, -v c="$column" 'NR > 1 && $c == "-" {f = 1} END {exit !f}' "$csv" ||
+        plot+=", '$csv' every ::1 using 1:$column with lines dashtype 2 title 'physical limit'"
+    gnuplot -e "$plot" && echo "compare: plot in $png" >&2
+else
+    echo "compare: no gnuplot (apt-get install gnuplot-nox): no plot" >&2
+fi
