@@ -16,7 +16,9 @@ packages=(build-essential autoconf automake libtool pkg-config
           # the fuzz targets of the cost-file and rules-file parsers (libFuzzer)
           clang libclang-rt-dev
           # the emulated cluster, its delay line and the benchmark's plots
-          iproute2 iptables libnetfilter-queue-dev iputils-ping iperf3 python3 gnuplot-nox)
+          iproute2 iptables libnetfilter-queue-dev iputils-ping iperf3 python3 gnuplot-nox
+          # hier's schedules at thousands of simulated ranks (contrib/simgrid)
+          libsimgrid-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
