@@ -20,5 +20,10 @@ constexpr const char *kProbeKeyword = "probe";
 // file after the prefix.
 constexpr const char *kLocalityKeyword = "locality";
 constexpr const char *kFileKeyword = "file:";
+// hier decides: every algorithm parameter's (registry.h) and
+// coll_hier_hypercube_embedding's first value. Open MPI's own collective:
+// the algorithm parameters' second.
+constexpr const char *kAutoKeyword = "auto";
+constexpr const char *kFallbackKeyword = "fallback";
 
 } // namespace hier

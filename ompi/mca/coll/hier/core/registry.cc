@@ -13,6 +13,7 @@
 
 #include "algorithms.h"
 #include "hypercube.h"
+#include "keywords.h"
 #include "scale_model.h"
 
 namespace hier {
@@ -214,10 +215,10 @@ const Algorithm *algorithm_by_id(hier_op_t op, int id)
 const char *algorithm_id_name(hier_op_t op, int id)
 {
     if (id == HIER_ALG_AUTO) {
-        return "auto";
+        return kAutoKeyword;
     }
     if (id == HIER_ALG_FALLBACK) {
-        return "fallback";
+        return kFallbackKeyword;
     }
     const Algorithm *algorithm = algorithm_by_id(op, id);
     return algorithm ? algorithm->name : nullptr;
