@@ -21,8 +21,8 @@
 //   16x4     the same nodes in 4 clusters of N / 4 consecutive nodes (the
 //            last takes the rest); 16xC for C clusters (not run by default).
 // The topology is made as hier_comm_create (core/capi.cc) makes it: the
-// Topology, then coll_hier_cost's default ("locality") through
-// costs_from_setting, and coll_hier_hypercube_embedding's default (auto).
+// Topology, then coll_hier_cost's default (locality) through
+// costs_from_source, and coll_hier_hypercube_embedding's default (auto).
 // Each of those steps is timed apart ("(topology)", "(costs)"), and so is
 // the hypercube embedding ("(hypercube plan)"), which the topology builds at
 // the first hypercube schedule and keeps. auto's embedding (refine, which
@@ -374,10 +374,8 @@ void run(const Options &options, const std::string &layout_name, int p)
         return layout.shape;
     };
     auto make_costs = [&] {
-        hier::CostSetting setting;
-        setting.value = "locality";
         std::string error;
-        auto costs = hier::costs_from_setting(*topology, setting, &error);
+        auto costs = hier::costs_from_source(*topology, hier::CostSource(), hier::CostSetting(), &error);
         if (!costs) {
             std::fprintf(stderr, "schedule_build: %s\n", error.c_str());
             std::exit(1);

@@ -229,29 +229,29 @@ TEST_F(CostFileSetting, RankMatrixIndexesTheWorldAndNodeMatrixTheNodes)
     const std::string ranks = write("0 1 2 3\n1 0 4 5\n2 4 0 6\n3 5 6 0\n");
     const Topology topology({0, 0, 1});
     CostSetting setting;
-    setting.value = "file:" + ranks;
     setting.world_size = 4;
     setting.world_rank = {3, 1, 0};  // a communicator of world ranks 3, 1, 0
     std::string error;
-    auto costs = costs_from_setting(topology, setting, &error);
+    const CostSource source = parse_cost_source("file:" + ranks);
+    EXPECT_EQ(source.kind, CostKind::File);
+    EXPECT_EQ(source.path, ranks);
+    auto costs = costs_from_source(topology, source, setting, &error);
     ASSERT_NE(costs, nullptr) << error;
     EXPECT_EQ((*costs)(0, 1), 5);  // world 3 and 1
     EXPECT_EQ((*costs)(2, 0), 3);
-    EXPECT_EQ(costs->source(), setting.value);
+    EXPECT_EQ(costs->source(), "file:" + ranks);
 
     const std::string nodes = write("0.5 7\n7 0.25\n");
-    setting.value = "file:" + nodes;
-    costs = costs_from_setting(topology, setting, &error);
+    costs = costs_from_source(topology, parse_cost_source("file:" + nodes), setting, &error);
     ASSERT_NE(costs, nullptr) << error;
     EXPECT_EQ((*costs)(0, 1), 0.5);  // one node: the diagonal
     EXPECT_EQ((*costs)(1, 2), 7);
 
     // With a node map, the matrix is over the job's nodes.
     const std::string job_nodes = write("1 2 3\n2 1 4\n3 4 1\n");
-    setting.value = "file:" + job_nodes;
     setting.world_node = {2, 2, 0};
     setting.world_node_count = 3;
-    costs = costs_from_setting(topology, setting, &error);
+    costs = costs_from_source(topology, parse_cost_source("file:" + job_nodes), setting, &error);
     ASSERT_NE(costs, nullptr) << error;
     EXPECT_EQ((*costs)(0, 2), 3);
     EXPECT_EQ((*costs)(0, 1), 1);
@@ -263,9 +263,8 @@ TEST_F(CostFileSetting, ErrorLinesNameTheParameterTheProblemAndTheForm)
     CostSetting setting;
     std::string error;
     const auto fails = [&](const std::string &value) {
-        setting.value = value;
         error.clear();
-        EXPECT_EQ(costs_from_setting(topology, setting, &error), nullptr) << value;
+        EXPECT_EQ(costs_from_source(topology, parse_cost_source(value), setting, &error), nullptr) << value;
         EXPECT_EQ(error.find('\n'), std::string::npos);
         return error;
     };
@@ -284,10 +283,26 @@ TEST_F(CostFileSetting, ErrorLinesNameTheParameterTheProblemAndTheForm)
     setting.world_rank = {0, 1, 2};  // a rank outside the world the file describes
     EXPECT_EQ(fails("file:" + wrong), "coll_hier_cost \"file:" + wrong + "\" has no row for rank 2 of this communicator" + expected);
     setting = CostSetting{};
-    setting.value = "locality";
-    EXPECT_NE(costs_from_setting(topology, setting, &error), nullptr);
-    setting.value = "";
-    EXPECT_NE(costs_from_setting(topology, setting, &error), nullptr);
+    for (const char *locality : {"locality", ""}) {
+        const CostSource source = parse_cost_source(locality);
+        EXPECT_EQ(source.kind, CostKind::Locality) << locality;
+        EXPECT_NE(costs_from_source(topology, source, setting, &error), nullptr) << locality;
+    }
+}
+
+// The setting is parsed into its kind once; its text is only rendered for
+// the lines that quote it.
+TEST(CostSource, ParsedIntoItsKind)
+{
+    EXPECT_EQ(parse_cost_source("probe").kind, CostKind::Probe);
+    EXPECT_EQ(parse_cost_source("probe").text(), "probe");
+    EXPECT_EQ(parse_cost_source("").text(), "locality");
+    const CostSource bogus = parse_cost_source("probes");
+    EXPECT_EQ(bogus.kind, CostKind::Locality);
+    EXPECT_FALSE(bogus.error.empty());
+    const CostSource nameless = parse_cost_source("file:");
+    EXPECT_FALSE(nameless.error.empty());
+    EXPECT_TRUE(nameless.path.empty());
 }
 
 } // namespace

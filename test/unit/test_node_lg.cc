@@ -89,7 +89,7 @@ TEST(NodeLg, AppliesFromTwoNodesWithSomeNodeOfTwoRanks)
     EXPECT_EQ(node_lg_unfit(with_clusters(Topology::from_node_sizes({3, 3}), 2)), nullptr);
     const Algorithm *row = node_lg_row();
     ASSERT_NE(row, nullptr);
-    EXPECT_TRUE(row->runs_alltoallv);
+    EXPECT_TRUE(row->runs_alltoallv());
     EXPECT_NE(std::find(algorithms_for(HIER_OP_ALLTOALLV).begin(), algorithms_for(HIER_OP_ALLTOALLV).end(), row),
               algorithms_for(HIER_OP_ALLTOALLV).end());
 }

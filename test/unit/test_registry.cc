@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
     const std::vector<const char *> alltoall = {"auto",  "fallback", "lg",  "lg_at_once", "factor",
                                                 "edgecolor", "pairwise", "ring", "ring2", "mesh",
                                                 "xor",       "hypercube", "lg_overlap", "node_lg"};
-    // Alltoallv runs the alltoall rows whose regions it can map (runs_alltoallv).
+    // Alltoallv runs the alltoall rows whose regions it can map (alltoallv_id).
     const std::vector<const char *> alltoallv = {"auto",      "fallback",  "lg",  "lg_at_once", "factor",
                                                  "edgecolor", "pairwise", "xor", "lg_overlap", "node_lg"};
     for (const auto &[op, names] : {std::pair{HIER_OP_ALLTOALL, alltoall}, std::pair{HIER_OP_ALLTOALLV, alltoallv}}) {
@@ -41,6 +42,56 @@ TEST(Registry, AlltoallIdsAreAutoFallbackThenTheTable)
     }
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALL), "alltoall");
     EXPECT_STREQ(hier_op_name(HIER_OP_ALLTOALLV), "alltoallv");
+}
+
+// A row's id is what the MCA enum, rules files and MPI_T name it by: a
+// changed id silently turns a site's rules and scripts to another
+// algorithm. Every row's, pinned (a new row adds a line here).
+TEST(Registry, EveryRowKeepsItsId)
+{
+    struct Pinned {
+        hier_op_t op;
+        const char *name;
+        int id;
+    };
+    const Pinned pinned[] = {
+        {HIER_OP_ALLTOALL, "lg", 2},         {HIER_OP_ALLTOALL, "lg_at_once", 3},
+        {HIER_OP_ALLTOALL, "factor", 4},     {HIER_OP_ALLTOALL, "edgecolor", 5},
+        {HIER_OP_ALLTOALL, "pairwise", 6},   {HIER_OP_ALLTOALL, "ring", 7},
+        {HIER_OP_ALLTOALL, "ring2", 8},      {HIER_OP_ALLTOALL, "mesh", 9},
+        {HIER_OP_ALLTOALL, "xor", 10},       {HIER_OP_ALLTOALL, "hypercube", 11},
+        {HIER_OP_ALLTOALL, "lg_overlap", 12}, {HIER_OP_ALLTOALL, "node_lg", 13},
+        {HIER_OP_ALLTOALLV, "lg", 2},        {HIER_OP_ALLTOALLV, "lg_at_once", 3},
+        {HIER_OP_ALLTOALLV, "factor", 4},    {HIER_OP_ALLTOALLV, "edgecolor", 5},
+        {HIER_OP_ALLTOALLV, "pairwise", 6},  {HIER_OP_ALLTOALLV, "xor", 7},
+        {HIER_OP_ALLTOALLV, "lg_overlap", 8}, {HIER_OP_ALLTOALLV, "node_lg", 9},
+        {HIER_OP_SCATTER, "opt", 2},         {HIER_OP_SCATTER, "sdf", 3},
+        {HIER_OP_GATHER, "opt", 2},          {HIER_OP_GATHER, "sdf", 3},
+        {HIER_OP_ALLGATHER, "hypercube", 2}, {HIER_OP_ALLREDUCE, "hypercube", 2},
+        {HIER_OP_BARRIER, "hypercube", 2},
+    };
+    int rows = 0;
+    for (int op = 0; op < HIER_OP_COUNT; ++op) {
+        for (const Algorithm *row : algorithms_for(hier_op_t(op))) {
+            ++rows;
+            const int id = row->id_for(hier_op_t(op));
+            bool found = false;
+            for (const Pinned &p : pinned) {
+                if (p.op == op && std::string(p.name) == row->name) {
+                    EXPECT_EQ(id, p.id) << op_name(hier_op_t(op)) << " " << row->name;
+                    found = true;
+                }
+            }
+            EXPECT_TRUE(found) << op_name(hier_op_t(op)) << " " << row->name << " has no pinned id";
+            EXPECT_EQ(algorithm_by_id(hier_op_t(op), id), row) << row->name;
+            EXPECT_EQ(pick(hier_op_t(op), row).id, id) << row->name;
+        }
+        // The ids are 2, 3, ... without a gap: the MCA enum counts them.
+        for (int id = 2; id < algorithm_id_count(hier_op_t(op)); ++id) {
+            EXPECT_NE(algorithm_by_id(hier_op_t(op), id), nullptr) << op_name(hier_op_t(op)) << " " << id;
+        }
+    }
+    EXPECT_EQ(rows, int(std::size(pinned)));
 }
 
 // Alltoallv has no block size every rank knows alike, so no time model:

@@ -144,6 +144,19 @@ TEST(ScaleModel, DecisionsAreTheSameOnEveryCall)
     }
 }
 
+// Each alltoall row carries its closed form (Algorithm::scale_cost); only
+// edgecolor and hypercube, whose schedules are searches, have none.
+TEST(ScaleModel, EveryAlltoallRowButTheSearchedOnesHasAClosedForm)
+{
+    for (const Algorithm *row : algorithms_for(HIER_OP_ALLTOALL)) {
+        const std::string name = row->name;
+        EXPECT_EQ(scale_models(row), name != "edgecolor" && name != "hypercube") << name;
+    }
+    for (const Algorithm *row : algorithms_for(HIER_OP_SCATTER)) {
+        EXPECT_FALSE(scale_models(row)) << row->name;
+    }
+}
+
 TEST(ScaleModel, NoRowThatDoesNotApplyIsOffered)
 {
     for (const Case &c : layouts()) {

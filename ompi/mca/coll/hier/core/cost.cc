@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "keywords.h"
 #include "topology.h"
 
 namespace hier {
@@ -82,7 +83,7 @@ Costs locality_costs(const Topology &topology)
     for (int rank = 0; rank < topology.size(); ++rank) {
         cluster_of_node[topology.node_of(rank)] = topology.cluster_of(rank);
     }
-    Costs levels(node_units(topology), std::move(cluster_of_node), topology.torus_of_nodes(), "locality");
+    Costs levels(node_units(topology), std::move(cluster_of_node), topology.torus_of_nodes(), kLocalityKeyword);
     if (n > kMaxLocalityMatrixNodes) {
         return levels;
     }
@@ -92,7 +93,7 @@ Costs locality_costs(const Topology &topology)
             matrix[size_t(a) * n + b] = levels.level(a, b);
         }
     }
-    return Costs(node_units(topology), n, std::move(matrix), "locality");
+    return Costs(node_units(topology), n, std::move(matrix), kLocalityKeyword);
 }
 
 Costs probe_costs(const Topology &topology, const std::vector<double> &node_latency)
@@ -115,12 +116,17 @@ Costs probe_costs(const Topology &topology, const std::vector<double> &node_late
             matrix[size_t(a) * n + b] = a == b ? same_node : node_latency[size_t(a) * n + b] * kMicroseconds;
         }
     }
-    return Costs(node_units(topology), n, std::move(matrix), "probe");
+    return Costs(node_units(topology), n, std::move(matrix), kProbeKeyword);
 }
 
 namespace {
 
-constexpr const char *kExpectedSetting = "expected locality, probe or file:PATH";
+// The forms coll_hier_cost takes, for its error lines.
+std::string expected_setting()
+{
+    return std::string("expected ") + kLocalityKeyword + ", " + kProbeKeyword + " or " + kFileKeyword + "PATH";
+}
+
 constexpr const char *kExpectedFile =
     "expected a square, symmetric matrix of non-negative numbers, one row per line, over MPI_COMM_WORLD's "
     "ranks (p x p) or over nodes (N x N)";
@@ -166,29 +172,20 @@ std::shared_ptr<const Costs> file_costs(const Topology &topology, const CostSett
 
 } // namespace
 
-namespace {
-
-// The form of a setting: "" when it is locality or probe, else the path of
-// its file; or false and *error.
-bool file_of(const std::string &value, std::string *path, std::string *error)
+std::string CostSource::text() const
 {
-    const std::string prefix = "coll_hier_cost \"" + value + "\" ";
-    const std::string kFilePrefix = "file:";
-    path->clear();
-    if (value.empty() || value == "locality" || value == "probe") {
-        return true;
+    switch (kind) {
+    case CostKind::Probe:
+        return kProbeKeyword;
+    case CostKind::File:
+        return kFileKeyword + path;
+    case CostKind::Locality:
+        break;
     }
-    if (value.compare(0, kFilePrefix.size(), kFilePrefix) != 0) {
-        *error = prefix + "is not a cost source; " + kExpectedSetting;
-        return false;
-    }
-    *path = value.substr(kFilePrefix.size());
-    if (path->empty()) {
-        *error = prefix + "names no file; " + kExpectedSetting;
-        return false;
-    }
-    return true;
+    return kLocalityKeyword;
 }
+
+namespace {
 
 // The matrix of a file, or n = 0 and *error.
 CostMatrix read_matrix(const std::string &value, const std::string &path, std::string *error)
@@ -211,10 +208,20 @@ CostMatrix read_matrix(const std::string &value, const std::string &path, std::s
 CostSource parse_cost_source(const std::string &value)
 {
     CostSource source;
-    source.value = value;
-    std::string path;
-    if (file_of(value, &path, &source.error) && !path.empty()) {
-        source.matrix = read_matrix(value, path, &source.error);
+    const std::string file_prefix = kFileKeyword;
+    const std::string quoted = "coll_hier_cost \"" + value + "\" ";
+    if (value.empty() || value == kLocalityKeyword) {
+        source.kind = CostKind::Locality;
+    } else if (value == kProbeKeyword) {
+        source.kind = CostKind::Probe;
+    } else if (value.compare(0, file_prefix.size(), file_prefix) != 0) {
+        source.error = quoted + "is not a cost source; " + expected_setting();
+    } else if (value.size() == file_prefix.size()) {
+        source.error = quoted + "names no file; " + expected_setting();
+    } else {
+        source.kind = CostKind::File;
+        source.path = value.substr(file_prefix.size());
+        source.matrix = read_matrix(value, source.path, &source.error);
     }
     return source;
 }
@@ -226,29 +233,26 @@ std::shared_ptr<const Costs> costs_from_source(const Topology &topology, const C
         *error = source.error;
         return nullptr;
     }
-    if (source.value == "probe") {
+    switch (source.kind) {
+    case CostKind::Locality:
+        return std::make_shared<Costs>(locality_costs(topology));
+    case CostKind::Probe: {
         const auto n = size_t(topology.node_count());
         if (setting.node_latency.size() != n * n) {
-            *error = "coll_hier_cost \"probe\" needs the latency probe, which did not run";
+            *error = "coll_hier_cost \"" + source.text() + "\" needs the latency probe, which did not run";
             return nullptr;
         }
         return std::make_shared<Costs>(probe_costs(topology, setting.node_latency));
     }
-    if (source.matrix.n == 0) {
-        return std::make_shared<Costs>(locality_costs(topology));
+    case CostKind::File:
+        break;
     }
     std::string why;
-    auto costs = file_costs(topology, setting, source.matrix, source.value, &why);
+    auto costs = file_costs(topology, setting, source.matrix, source.text(), &why);
     if (!costs) {
-        *error = "coll_hier_cost \"" + source.value + "\" " + why + "; " + kExpectedFile;
+        *error = "coll_hier_cost \"" + source.text() + "\" " + why + "; " + kExpectedFile;
     }
     return costs;
-}
-
-std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
-                                                std::string *error)
-{
-    return costs_from_source(topology, parse_cost_source(setting.value), setting, error);
 }
 
 } // namespace hier

@@ -135,9 +135,9 @@ Costs locality_costs(const Topology &topology);
 // topology numbers them.
 Costs probe_costs(const Topology &topology, const std::vector<double> &node_latency);
 
-// What the glue knows for coll_hier_cost, beyond the topology.
+// What a communicator knows for coll_hier_cost, beyond the topology and
+// the parsed source.
 struct CostSetting {
-    std::string value;                    // "", "locality", "probe" or "file:PATH"
     std::vector<double> node_latency;     // the probe's N x N, when it ran
     // For files, which index MPI_COMM_WORLD: each rank's rank there (empty:
     // the identity) among world_size (0: the communicator's size) ranks, and,
@@ -149,24 +149,23 @@ struct CostSetting {
     int world_node_count = 0;
 };
 
-// The costs a setting asks for, or nullptr and one line in *error naming
-// coll_hier_cost, what is wrong and the expected form.
-std::shared_ptr<const Costs> costs_from_setting(const Topology &topology, const CostSetting &setting,
-                                                std::string *error);
-
-// coll_hier_cost parsed once per process: its value, and for a file the
-// matrix read from it; error is what is wrong with it whatever the
+// coll_hier_cost parsed once per process: its kind, and for a file its path
+// and the matrix read from it; error is what is wrong with it whatever the
 // communicator (its form, the file it names: unreadable, malformed, as
-// costs_from_setting words it), empty if nothing.
+// costs_from_source words it), empty if nothing.
+enum class CostKind { Locality, Probe, File };
 struct CostSource {
-    std::string value;
+    CostKind kind = CostKind::Locality;
+    std::string path;   // File: the file named
     CostMatrix matrix;  // n = 0 unless a file was read
     std::string error;
+    // The setting as coll_hier_cost spells it, for the lines that quote it.
+    std::string text() const;
 };
 CostSource parse_cost_source(const std::string &value);
 
-// The costs a parsed source gives this communicator (setting.value is not
-// read: the source's is), or nullptr and one line in *error.
+// The costs a parsed source gives this communicator, or nullptr and one
+// line in *error naming coll_hier_cost, what is wrong and the expected form.
 std::shared_ptr<const Costs> costs_from_source(const Topology &topology, const CostSource &source,
                                                const CostSetting &setting, std::string *error);
 

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "keywords.h"
+
 namespace hier {
 
 PointCosts::PointCosts(const Costs &costs, std::vector<int> process_of_point)
@@ -98,7 +100,7 @@ int embedding_id_count()
 const char *embedding_id_name(int id)
 {
     if (id == kEmbeddingAuto) {
-        return "auto";
+        return kAutoKeyword;
     }
     return id > 0 && id < embedding_id_count() ? embedding_methods()[size_t(id) - 1].name : nullptr;
 }

@@ -16,6 +16,8 @@
 #include <map>
 #include <sstream>
 
+#include "keywords.h"
+
 namespace hier {
 
 namespace {
@@ -50,7 +52,6 @@ const char *const kForm =
     "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, hop=LATENCY, or probe, "
     "comma-separated, e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
 
-constexpr const char *kProbe = "probe";
 constexpr const char *kHop = "hop";
 
 struct Unit {
@@ -116,7 +117,7 @@ std::string parse_hop(const std::string &value, LinkCostSpec *spec)
 // wrong with it.
 std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
 {
-    if (entry == kProbe) {
+    if (entry == kProbeKeyword) {
         if (spec->probe) {
             return "gives probe twice";
         }

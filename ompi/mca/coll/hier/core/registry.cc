@@ -9,12 +9,12 @@
 // The algorithm table and selection from it.
 #include "registry.h"
 
-#include <algorithm>
 #include <array>
-#include <iterator>
 
 #include "algorithms.h"
 #include "hypercube.h"
+#include "keywords.h"
+#include "scale_model.h"
 
 namespace hier {
 
@@ -77,86 +77,84 @@ const char *hypercube_allreduce_declines(const Topology &topology, size_t block_
 }
 
 const Algorithm kAlgorithms[] = {
-    {HIER_OP_ALLTOALL, "lg",
+    {HIER_OP_ALLTOALL, 2, "lg",
      "LG (Jeannot and Steffenel) for two clusters or more joined by a slow backbone: local "
      "aggregation in single-port steps (factor's over SMP nodes), then one backbone exchange per "
      "process and step, 2 max(n1, n2) messages per pair of clusters (ceil(n2/n1) steps for two)",
-     build_lg_alltoall, lg_unfit, nullptr, true},
-    {HIER_OP_ALLTOALL, "lg_at_once",
+     build_lg_alltoall, lg_unfit, nullptr, 2, scale_lg},
+    {HIER_OP_ALLTOALL, 3, "lg_at_once",
      "LG with the local aggregation, then every backbone exchange, posted at once: the backbone "
      "crossed once, 2 max(n1, n2) messages per pair of clusters",
-     build_lg_at_once_alltoall, lg_unfit, picks_whenever_fit, true},
-    {HIER_OP_ALLTOALL, "factor",
+     build_lg_at_once_alltoall, lg_unfit, picks_whenever_fit, 3, scale_lg_at_once},
+    {HIER_OP_ALLTOALL, 4, "factor",
      "hierarchical factor algorithm (Sanders and Traeff): single-ported per node, for SMP nodes "
      "of any sizes",
-     build_factor_alltoall, fits_any, nullptr, true},
-    {HIER_OP_ALLTOALL, "edgecolor",
+     build_factor_alltoall, fits_any, nullptr, 4, scale_factor},
+    {HIER_OP_ALLTOALL, 5, "edgecolor",
      "single-port alltoall in as many steps as the busiest NIC has inter-node messages (edge "
      "colouring); intra-node messages at once through shared memory",
-     build_edgecolor_alltoall, edgecolor_unfit, nullptr, true},
-    {HIER_OP_ALLTOALL, "pairwise",
+     build_edgecolor_alltoall, edgecolor_unfit, nullptr, 5},
+    {HIER_OP_ALLTOALL, 6, "pairwise",
      "flat 1-factor exchange: p - 1 rounds for even p, p for odd p, one partner per round",
-     build_pairwise_alltoall, fits_any, nullptr, true},
-    {HIER_OP_ALLTOALL, "ring",
+     build_pairwise_alltoall, fits_any, nullptr, 6, scale_pairwise},
+    {HIER_OP_ALLTOALL, 7, "ring",
      "store-and-forward ring (textbook): p - 1 rounds, each process forwards to its neighbour "
      "what is left of the data",
-     build_ring_alltoall, fits_any, nullptr},
-    {HIER_OP_ALLTOALL, "ring2",
+     build_ring_alltoall, fits_any, nullptr, 0, scale_ring},
+    {HIER_OP_ALLTOALL, 8, "ring2",
      "store-and-forward ring both ways round (textbook): half the data each way, "
      "ceil((p - 1) / 2) rounds",
-     build_ring2_alltoall, fits_any, nullptr},
-    {HIER_OP_ALLTOALL, "mesh",
+     build_ring2_alltoall, fits_any, nullptr, 0, scale_ring2},
+    {HIER_OP_ALLTOALL, 9, "mesh",
      "two-phase mesh (textbook) on an r x c grid of the ranks: a ring alltoall within rows, "
      "then within columns, r + c - 2 rounds",
-     build_mesh_alltoall, fits_any, nullptr},
-    {HIER_OP_ALLTOALL, "xor",
+     build_mesh_alltoall, fits_any, nullptr, 0, scale_mesh},
+    {HIER_OP_ALLTOALL, 10, "xor",
      "1-factor exchange with partner j XOR i in round i (textbook), p - 1 rounds, p a power of two",
-     build_xor_alltoall, xor_unfit, nullptr, true},
+     build_xor_alltoall, xor_unfit, nullptr, 7, scale_xor},
     // auto weighs it with the time model, as every alltoall row; no rule.
-    {HIER_OP_ALLTOALL, "hypercube",
+    {HIER_OP_ALLTOALL, 11, "hypercube",
      "hypercube alltoall on the cost-aware embedding (coll_hier_hypercube_embedding): log p steps, each "
      "sending half the data",
-     build_hypercube_alltoall, fits_any, nullptr, false, hypercube_detail},
-    // After the rows before it, so their ids did not change.
-    {HIER_OP_ALLTOALL, "lg_overlap",
+     build_hypercube_alltoall, fits_any, nullptr, 0, nullptr, hypercube_detail},
+    {HIER_OP_ALLTOALL, 12, "lg_overlap",
      "lg_at_once whose backbone exchanges begin at once with each process's own blocks, beside "
      "the local aggregation, and the blocks it carries follow: the backbone busy from the start, "
      "up to 4 max(n1, n2) messages per pair of clusters",
-     build_lg_overlap_alltoall, lg_unfit, nullptr, true},
-    // After lg_overlap, so the ids of the rows before it did not change.
-    {HIER_OP_ALLTOALL, "node_lg",
+     build_lg_overlap_alltoall, lg_unfit, nullptr, 8, scale_lg_overlap},
+    {HIER_OP_ALLTOALL, 13, "node_lg",
      "LG with each SMP node as its own group (node-level aggregation, the locality-aware alltoall): "
      "the node's ranks hand each other what they carry, then every pair of nodes of n1 <= n2 ranks "
      "exchanges 2 max(n1, n2) aggregated messages, all posted at once",
-     build_node_lg_alltoall, node_lg_unfit, nullptr, true},
-    {HIER_OP_SCATTER, "opt",
+     build_node_lg_alltoall, node_lg_unfit, nullptr, 9, scale_node_lg},
+    {HIER_OP_SCATTER, 2, "opt",
      "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
      "first; ceil((p - 1) / links) all-port steps",
      build_opt_scatter, torus_unfit, torus_opt_declines},
-    {HIER_OP_SCATTER, "sdf",
+    {HIER_OP_SCATTER, 3, "sdf",
      "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
      "all-port, not optimal",
      build_sdf_scatter, torus_unfit, nullptr},
-    {HIER_OP_GATHER, "opt",
+    {HIER_OP_GATHER, 2, "opt",
      "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
      "ceil((p - 1) / links) all-port steps",
      build_opt_gather, torus_unfit, torus_opt_declines},
-    {HIER_OP_GATHER, "sdf",
+    {HIER_OP_GATHER, 3, "sdf",
      "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
      "direction first; all-port, not optimal",
      build_sdf_gather, torus_unfit, nullptr},
-    {HIER_OP_ALLGATHER, "hypercube",
+    {HIER_OP_ALLGATHER, 2, "hypercube",
      "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding), blocks placed in rank order",
-     build_hypercube_allgather, fits_any, hypercube_declines_when_even, false, hypercube_detail},
-    {HIER_OP_ALLREDUCE, "hypercube",
+     build_hypercube_allgather, fits_any, hypercube_declines_when_even, 0, nullptr, hypercube_detail},
+    {HIER_OP_ALLREDUCE, 2, "hypercube",
      "recursive doubling on the cost-aware hypercube embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding); commutative operations",
-     build_hypercube_allreduce, fits_any, hypercube_allreduce_declines, false, hypercube_detail},
-    {HIER_OP_BARRIER, "hypercube",
+     build_hypercube_allreduce, fits_any, hypercube_allreduce_declines, 0, nullptr, hypercube_detail},
+    {HIER_OP_BARRIER, 2, "hypercube",
      "hypercube barrier on the cost-aware embedding (Figueira and Janapa Reddi; "
      "coll_hier_hypercube_embedding)",
-     build_hypercube_barrier, fits_any, hypercube_declines_when_even, false, hypercube_detail},
+     build_hypercube_barrier, fits_any, hypercube_declines_when_even, 0, nullptr, hypercube_detail},
 };
 
 const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "allgather", "allreduce", "barrier",
@@ -164,41 +162,63 @@ const char *const kOpNames[HIER_OP_COUNT] = {"alltoall", "scatter", "gather", "a
 
 } // namespace
 
-const std::vector<const Algorithm *> &algorithms_for(hier_op_t op)
+namespace {
+
+// Per collective, its rows in table order and by id (id - 2).
+struct RowsOfOp {
+    std::vector<const Algorithm *> in_order;
+    std::vector<const Algorithm *> by_id;
+};
+
+const std::array<RowsOfOp, HIER_OP_COUNT> &rows_by_op()
 {
-    static const auto rows_by_op = [] {
-        std::array<std::vector<const Algorithm *>, HIER_OP_COUNT> rows;
+    static const auto rows = [] {
+        std::array<RowsOfOp, HIER_OP_COUNT> rows;
+        const auto add = [&rows](hier_op_t op, int id, const Algorithm &algorithm) {
+            RowsOfOp &of = rows[op];
+            of.in_order.push_back(&algorithm);
+            if (of.by_id.size() < size_t(id - 1)) {
+                of.by_id.resize(size_t(id - 1), nullptr);
+            }
+            of.by_id[size_t(id - 2)] = &algorithm;
+        };
         for (const Algorithm &algorithm : kAlgorithms) {
-            rows[algorithm.op].push_back(&algorithm);
-            if (algorithm.runs_alltoallv) {
-                rows[HIER_OP_ALLTOALLV].push_back(&algorithm);
+            add(algorithm.op, algorithm.id, algorithm);
+            if (algorithm.runs_alltoallv()) {
+                add(HIER_OP_ALLTOALLV, algorithm.alltoallv_id, algorithm);
             }
         }
         return rows;
     }();
+    return rows;
+}
+
+} // namespace
+
+const std::vector<const Algorithm *> &algorithms_for(hier_op_t op)
+{
     static const std::vector<const Algorithm *> none;
-    return op >= 0 && op < HIER_OP_COUNT ? rows_by_op[op] : none;
+    return op >= 0 && op < HIER_OP_COUNT ? rows_by_op()[op].in_order : none;
 }
 
 int algorithm_id_count(hier_op_t op)
 {
-    return 2 + static_cast<int>(algorithms_for(op).size());
+    return 2 + static_cast<int>(op >= 0 && op < HIER_OP_COUNT ? rows_by_op()[op].by_id.size() : 0);
 }
 
 const Algorithm *algorithm_by_id(hier_op_t op, int id)
 {
-    const auto &rows = algorithms_for(op);
     const int row = id - 2;
-    return row >= 0 && row < static_cast<int>(rows.size()) ? rows[row] : nullptr;
+    return row >= 0 && row < algorithm_id_count(op) - 2 ? rows_by_op()[op].by_id[size_t(row)] : nullptr;
 }
 
 const char *algorithm_id_name(hier_op_t op, int id)
 {
     if (id == HIER_ALG_AUTO) {
-        return "auto";
+        return kAutoKeyword;
     }
     if (id == HIER_ALG_FALLBACK) {
-        return "fallback";
+        return kFallbackKeyword;
     }
     const Algorithm *algorithm = algorithm_by_id(op, id);
     return algorithm ? algorithm->name : nullptr;
@@ -227,10 +247,9 @@ Choice fallback(const char *reason, const Algorithm *unfit)
 
 Choice pick(hier_op_t op, const Algorithm *algorithm)
 {
-    const auto &rows = algorithms_for(op);
     Choice choice;
     choice.algorithm = algorithm;
-    choice.id = 2 + static_cast<int>(std::distance(rows.begin(), std::find(rows.begin(), rows.end(), algorithm)));
+    choice.id = algorithm->id_for(op);
     return choice;
 }
 

@@ -20,8 +20,19 @@
 
 namespace hier {
 
+struct LinkCosts;
+struct ScaleShape;
+
+// The scale model's closed form for an alltoall row (scale_model.h):
+// predicted seconds at `window` rounds in flight (at least 1).
+using ScaleCost = double (*)(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+
 struct Algorithm {
     hier_op_t op;
+    // The row's id for its collective: the MCA enum's value, the number a
+    // rules file and MPI_T name it by. Fixed once given (test_registry pins
+    // every one); a new row takes the next free id.
+    int id;
     const char *name;
     const char *description;
     Schedule (*build)(const Topology &topology, int rank, int root);
@@ -33,18 +44,27 @@ struct Algorithm {
     // null function: auto never picks it by rule. The first row, in table
     // order, whose rule says yes is picked.
     const char *(*auto_declines)(const Topology &topology, size_t block_bytes);
-    // An alltoall row that alltoallv runs too: its SEND and RECV regions are
+    // For an alltoall row that alltoallv runs too, its id there (0: not
+    // run by alltoallv), fixed as `id` is. Its SEND and RECV regions are
     // single blocks (a user's variable blocks are not contiguous with each
     // other) and it writes each TMP block once (TMP is laid out from a first
     // pass over the blocks' sizes); the unit tests check both.
-    bool runs_alltoallv = false;
+    int alltoallv_id = 0;
+    // The scale model's closed form (alltoall rows only), or nullptr: the
+    // row is not offered above the simulator's limit.
+    ScaleCost scale_cost = nullptr;
     // What the verbose line adds about the algorithm on this topology (a
     // string kept by the topology), or nullptr; a null function: nothing.
     const char *(*detail)(const Topology &topology) = nullptr;
+
+    bool runs_alltoallv() const { return alltoallv_id != 0; }
+    // Its id for op (HIER_OP_ALLTOALLV: alltoallv_id).
+    int id_for(hier_op_t call_op) const { return call_op == HIER_OP_ALLTOALLV ? alltoallv_id : id; }
 };
 
-// The rows for one collective, in table order. Their ids are 2, 3, ...:
-// ids HIER_ALG_AUTO and HIER_ALG_FALLBACK come first.
+// The rows for one collective, in table order (auto's order). Their ids
+// are 2, 3, ... (each row's own): HIER_ALG_AUTO and HIER_ALG_FALLBACK
+// come first.
 const std::vector<const Algorithm *> &algorithms_for(hier_op_t op);
 const Algorithm *algorithm_by_id(hier_op_t op, int id);
 int algorithm_id_count(hier_op_t op);

@@ -538,47 +538,65 @@ ScaleShape scale_shape(const Topology &topology)
 
 bool scale_models(const Algorithm *algorithm)
 {
-    return algorithm->op == HIER_OP_ALLTOALL && algorithm->build != build_edgecolor_alltoall &&
-           algorithm->build != build_hypercube_alltoall;
+    return algorithm->op == HIER_OP_ALLTOALL && algorithm->scale_cost;
 }
 
 double scale_predict_row(const ScaleShape &shape, const Algorithm *algorithm, size_t block_bytes, int window,
                          const LinkCosts &machine)
 {
-    const Machine m(shape, machine);
-    const double w = std::max(1, window);
-    const auto build = algorithm->build;
-    if (build == build_pairwise_alltoall) {
-        return one_partner_rounds(m, block_bytes, w, true);
-    }
-    if (build == build_xor_alltoall) {
-        return one_partner_rounds(m, block_bytes, w, !xor_aligned(shape));
-    }
-    if (build == build_factor_alltoall) {
-        return factor(m, block_bytes, w);
-    }
-    if (build == build_ring_alltoall) {
-        return ring(m, block_bytes, shape.ranks, 1, 1, 1);
-    }
-    if (build == build_ring2_alltoall) {
-        return ring(m, block_bytes, shape.ranks, 1, 1, 2);
-    }
-    if (build == build_mesh_alltoall) {
-        return mesh(m, block_bytes);
-    }
-    if (build == build_lg_alltoall) {
-        return lg(m, block_bytes, w, 0);
-    }
-    if (build == build_lg_at_once_alltoall) {
-        return lg(m, block_bytes, w, 1);
-    }
-    if (build == build_lg_overlap_alltoall) {
-        return lg(m, block_bytes, std::max(2.0, w), 2);
-    }
-    if (build == build_node_lg_alltoall) {
-        return node_lg(m, block_bytes);
-    }
-    return std::numeric_limits<double>::quiet_NaN();
+    return scale_models(algorithm) ? algorithm->scale_cost(shape, block_bytes, std::max(1, window), machine)
+                                   : std::numeric_limits<double>::quiet_NaN();
+}
+
+double scale_pairwise(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine)
+{
+    return one_partner_rounds(Machine(shape, machine), block_bytes, window, true);
+}
+
+double scale_xor(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine)
+{
+    return one_partner_rounds(Machine(shape, machine), block_bytes, window, !xor_aligned(shape));
+}
+
+double scale_factor(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine)
+{
+    return factor(Machine(shape, machine), block_bytes, window);
+}
+
+double scale_ring(const ScaleShape &shape, size_t block_bytes, double, const LinkCosts &machine)
+{
+    return ring(Machine(shape, machine), block_bytes, shape.ranks, 1, 1, 1);
+}
+
+double scale_ring2(const ScaleShape &shape, size_t block_bytes, double, const LinkCosts &machine)
+{
+    return ring(Machine(shape, machine), block_bytes, shape.ranks, 1, 1, 2);
+}
+
+double scale_mesh(const ScaleShape &shape, size_t block_bytes, double, const LinkCosts &machine)
+{
+    return mesh(Machine(shape, machine), block_bytes);
+}
+
+double scale_lg(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine)
+{
+    return lg(Machine(shape, machine), block_bytes, window, 0);
+}
+
+double scale_lg_at_once(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine)
+{
+    return lg(Machine(shape, machine), block_bytes, window, 1);
+}
+
+// lg_overlap keeps two rounds in flight whatever the window (Schedule::window).
+double scale_lg_overlap(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine)
+{
+    return lg(Machine(shape, machine), block_bytes, std::max(2.0, window), 2);
+}
+
+double scale_node_lg(const ScaleShape &shape, size_t block_bytes, double, const LinkCosts &machine)
+{
+    return node_lg(Machine(shape, machine), block_bytes);
 }
 
 double scale_predict_tuned(const ScaleShape &shape, TunedAlltoall algorithm, size_t block_bytes,

@@ -69,8 +69,8 @@ struct ScaleShape {
 };
 ScaleShape scale_shape(const Topology &topology);
 
-// Whether the scale model predicts this alltoall row (edgecolor and
-// hypercube: not, see above).
+// Whether the scale model predicts this alltoall row: it has a scale_cost
+// (edgecolor and hypercube have none, see above).
 bool scale_models(const Algorithm *algorithm);
 
 // Predicted seconds of a row (scale_models) at `window` rounds in flight,
@@ -79,5 +79,18 @@ double scale_predict_row(const ScaleShape &shape, const Algorithm *algorithm, si
                          const LinkCosts &machine);
 double scale_predict_tuned(const ScaleShape &shape, TunedAlltoall algorithm, size_t block_bytes,
                            const LinkCosts &machine);
+
+// The alltoall rows' closed forms (their Algorithm::scale_cost), one per
+// row; window is at least 1.
+double scale_pairwise(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_xor(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_factor(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_ring(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_ring2(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_mesh(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_lg(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_lg_at_once(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_lg_overlap(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
+double scale_node_lg(const ScaleShape &shape, size_t block_bytes, double window, const LinkCosts &machine);
 
 } // namespace hier

@@ -17,6 +17,7 @@
 #include "autoselect.h"
 #include "embedding.h"
 #include "hostmap.h"
+#include "keywords.h"
 #include "topology.h"
 #include "torus.h"
 
@@ -39,7 +40,7 @@ hier_cluster_map_kind_t cluster_map_kind_of(const std::string &map)
     if (map.empty()) {
         return HIER_CLUSTER_MAP_NONE;
     }
-    if (map == kProbeClusters) {
+    if (map == kProbeKeyword) {
         return HIER_CLUSTER_MAP_PROBE;
     }
     return is_host_map(map) ? HIER_CLUSTER_MAP_HOSTS : HIER_CLUSTER_MAP_COUNTS;
@@ -144,6 +145,9 @@ Settings::Settings(const hier_settings_input_t &input)
     if (!cost_.error.empty()) {
         problem(cost_.error, "falling back to Open MPI's own collectives");
     }
+    if (cost_.kind == CostKind::File) {
+        cost_file_ = cost_.text();
+    }
     embedding_ = embedding_setting(input.hypercube_embedding, &embedding_error_);
     if (!embedding_error_.empty()) {
         problem(embedding_error_, "falling back to Open MPI's own collectives");
@@ -207,7 +211,7 @@ int Settings::probes(int alltoall_requested, int ranks, bool several_nodes) cons
     const bool link_costs_probed = link_costs_.probe && alltoall_requested == HIER_ALG_AUTO &&
                                    !alltoall_unmodelled(ranks, several_nodes ? 2 : 1);
     int probes = 0;
-    if (cluster_map_kind_ == HIER_CLUSTER_MAP_PROBE || link_costs_probed || cost_.value == "probe") {
+    if (cluster_map_kind_ == HIER_CLUSTER_MAP_PROBE || link_costs_probed || cost_.kind == CostKind::Probe) {
         probes |= HIER_PROBE_LATENCY;
     }
     if (link_costs_probed) {
@@ -271,8 +275,8 @@ int hier_settings_probes(const hier_settings_t *settings, int alltoall_requested
 
 const char *hier_settings_cost_file(const hier_settings_t *settings)
 {
-    const std::string &value = settings->settings.cost().value;
-    return value.compare(0, 5, "file:") == 0 ? value.c_str() : nullptr;
+    const std::string &file = settings->settings.cost_file();
+    return file.empty() ? nullptr : file.c_str();
 }
 
 int hier_settings_rules(const hier_settings_t *settings, long long *hash)

@@ -67,6 +67,8 @@ public:
     const LinkCostSpec &link_costs() const { return link_costs_; }
     // coll_hier_cost, read once; its error fails every communicator.
     const CostSource &cost() const { return cost_; }
+    // coll_hier_cost as given when it names a file ("file:PATH"), else "".
+    const std::string &cost_file() const { return cost_file_; }
     // coll_hier_hypercube_embedding's id, or -1 with embedding_error().
     int embedding() const { return embedding_; }
     const std::string &embedding_error() const { return embedding_error_; }
@@ -104,6 +106,7 @@ private:
     std::vector<int> torus_dims_;
     LinkCostSpec link_costs_;
     CostSource cost_;
+    std::string cost_file_;
     int embedding_ = 0;
     std::string embedding_error_;
     bool rules_given_ = false;

@@ -106,10 +106,6 @@ private:
 // in *error naming the parameter and the expected form.
 std::vector<int> parse_node_map(const std::string &text, int size, std::string *error);
 
-// The value of coll_hier_cluster_map that asks for clusters measured by the
-// latency probe.
-constexpr const char *kProbeClusters = "probe";
-
 // Clusters from measured one-way latencies between nodes (latency[a * n + b],
 // n nodes): the pairs sorted by latency are cut at the largest ratio between
 // consecutive values, and nodes joined by a latency below the cut share a
