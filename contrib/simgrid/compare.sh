@@ -33,8 +33,10 @@
 # The table (and DIR/PLATFORM-COLLECTIVE.csv): per size the four selectors, hier auto
 # and its pick, each -a row, the limit (the platform's physical lower bound: see
 # docs/simgrid.md), hier over ompi and over the best selector, and the validation
-# (ok only if every run checked every byte). Wall time and peak memory of each run
-# go to stderr.
+# (ok only if every run checked every byte). "predicted" is what auto's model
+# (hier-inspect alltoall on the same nodes, clusters and costs) expects: the row
+# it picks and its ratio to Open MPI's, or "fallback (best row xR)". Wall time,
+# CPU time and peak memory of each run go to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -82,7 +84,7 @@ hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 run() {
     local out=$outdir/$name-$collective-$1.out
     echo "compare: $name ($ranks ranks), $collective, $1" >&2
-    /usr/bin/time -f "compare: $1: %e s wall, %M KB peak" \
+    /usr/bin/time -f "compare: $1: %e s wall, %U s user + %S s system CPU, %M KB peak" \
         smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
         "--cfg=smpi/$collective:$2" "$program" "${hier_args[@]}" -a "$3" >"$out" 2>"$out.err" ||
         echo "compare: $1 failed (exit $?): $(grep -v '^\[' "$out.err" | tail -n 2 | tr '\n' ' ')" >&2
@@ -131,11 +133,31 @@ limit_us() {
         function max(a, c) { return a > c ? a : c }' "$hostfile"
 }
 
+# The scale model's (or, up to 128 ranks, the simulator's) view of each size,
+# from hier-inspect on the same node sizes, clusters and costs: the row auto
+# picks and its predicted ratio to Open MPI's, or the best row's when it
+# keeps Open MPI's ("fallback (row x1.23)").
+inspect=$here/../inspect/hier-inspect
+node_sizes=$(cut -d: -f2 "$hostfile" | paste -sd,)
+predicted() {
+    [ "$collective" = alltoall ] && [ -x "$inspect" ] || { echo "-"; return; }
+    local args=(alltoall "$node_sizes" --bytes "$1")
+    [ -n "$cluster_map" ] && args+=(--clusters "$cluster_map")
+    [ -n "$link_costs" ] && args+=(--costs "$link_costs")
+    [ -n "$torus_dims" ] && args+=(--torus "$torus_dims")
+    "$inspect" "${args[@]}" 2>/dev/null | awk '
+        $NF ~ /^x[0-9.]+$/ && $1 != "open-mpi" && $1 !~ /^open-mpi\(/ {r[$1] = substr($NF, 2); if (best == "" || r[$1] + 0 < r[best] + 0) best = $1}
+        /^auto picks/ {pick = $3}
+        END {if (pick != "" && pick in r) printf "%s x%s", pick, r[pick]
+             else if (best != "") printf "fallback (%s x%s)", best, r[best]
+             else printf "-"}'
+}
+
 header="size"
 for s in "${sels[@]}"; do header+=",${s}_us"; done
 header+=",hier_us,hier_alg"
 for a in "${named[@]}"; do header+=",${a}_us"; done
-header+=",limit_us,hier_over_ompi,hier_over_best,best_selector,validation"
+header+=",limit_us,hier_over_ompi,hier_over_best,best_selector,predicted,validation"
 echo "$header" >"$csv"
 for size in $(awk -F, 'NR > 1 {print $2}' "$outdir/$name-$collective-hier.out" 2>/dev/null); do
     row=$size valid=ok best= best_name=
@@ -156,7 +178,7 @@ for size in $(awk -F, 'NR > 1 {print $2}' "$outdir/$name-$collective-hier.out" 2
     done
     ompi=$(get ompi "$size" 5)
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "-"}'; }
-    row+=",$(limit_us "$size"),$(ratio "$hier" "$ompi"),$(ratio "$hier" "$best"),${best_name:--},$valid"
+    row+=",$(limit_us "$size"),$(ratio "$hier" "$ompi"),$(ratio "$hier" "$best"),${best_name:--},$(predicted "$size"),$valid"
     echo "$row" >>"$csv"
 done
 
