@@ -16,6 +16,7 @@
 #     -i ITERS        timed calls per size (default 1: the simulation is deterministic)
 #     -x WARMUP       untimed calls per size before them (default 0)
 #     -o DIR          where the CSV, the runs' outputs and the PNG go (default simgrid-results/)
+#     -R              run nothing: the table again from DIR's outputs of an earlier run
 #
 # Every variant is one smpirun of hier_smpi (contrib/simgrid/hier_smpi.cc) with
 #   --cfg=smpi/simulate-computation:no   compute between MPI calls is not charged
@@ -46,10 +47,11 @@ platform=$1; shift
 [ -f "$platform" ] || platform=$here/platforms/$platform.xml
 [ -f "$platform" ] || { echo "compare: no platform $platform" >&2; exit 2; }
 collective=alltoall sizes=1:256 algorithms= selectors=ompi,mpich,mvapich2,impi iters=1 warmup=0 outdir=simgrid-results
-while getopts "c:m:a:s:i:x:o:" opt; do
+reuse=0
+while getopts "c:m:a:s:i:x:o:R" opt; do
     case $opt in
     c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;; s) selectors=$OPTARG ;;
-    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;;
+    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; R) reuse=1 ;;
     *) usage ;;
     esac
 done
@@ -83,6 +85,7 @@ hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 # run VARIANT SELECTOR ALG: one smpirun; its CSV in DIR/NAME-COLL-VARIANT.out
 run() {
     local out=$outdir/$name-$collective-$1.out
+    ((reuse)) && return
     echo "compare: $name ($ranks ranks), $collective, $1" >&2
     /usr/bin/time -f "compare: $1: %e s wall, %U s user + %S s system CPU, %M KB peak" \
         smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
