@@ -10,7 +10,6 @@
 #include "harness.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 
 #include "memory_transport.h"
@@ -148,51 +147,15 @@ size_t scatter_blocks(const std::vector<size_t> &sizes, std::mt19937 &random, st
 
 constexpr uint8_t kGap = 0xEE;
 
-// The first pass: every TMP block's size, per rank; or empty and *error.
-std::vector<std::vector<size_t>> tmp_sizes(const Topology &topology, const std::vector<Schedule> &schedules,
-                                           const std::vector<std::vector<size_t>> &bytes, int window,
-                                           std::string *error)
-{
-    const int p = topology.size();
-    MemoryWorld world(p, sizeof(uint64_t));
-    for (int rank = 0; rank < p; ++rank) {
-        auto &send = world.buffer(rank, HIER_BUF_SEND);
-        send.resize(size_t(p) * sizeof(uint64_t));
-        for (int dest = 0; dest < p; ++dest) {
-            const uint64_t size = bytes[rank][dest];
-            std::memcpy(send.data() + size_t(dest) * sizeof size, &size, sizeof size);
-        }
-        world.buffer(rank, HIER_BUF_RECV).assign(size_t(p) * sizeof(uint64_t), 0);
-    }
-    if (std::string failed = world.run(schedules, window); !failed.empty()) {
-        *error = "size pass: " + failed;
-        return {};
-    }
-    std::vector<std::vector<size_t>> sizes(p);
-    for (int rank = 0; rank < p; ++rank) {
-        const auto &tmp = world.buffer(rank, HIER_BUF_TMP);
-        for (size_t at = 0; at < tmp.size(); at += sizeof(uint64_t)) {
-            uint64_t size;
-            std::memcpy(&size, tmp.data() + at, sizeof size);
-            sizes[rank].push_back(size_t(size));
-        }
-    }
-    return sizes;
-}
-
 } // namespace
 
 std::string run_alltoallv_bytes(const Topology &topology, const std::vector<Schedule> &schedules,
                                 const std::vector<std::vector<size_t>> &bytes, unsigned seed, int window)
 {
     const int p = topology.size();
-    std::string error;
-    const std::vector<std::vector<size_t>> tmp = tmp_sizes(topology, schedules, bytes, window, &error);
-    if (!error.empty()) {
-        return error;
-    }
     std::mt19937 random(seed);
     MemoryWorld world(p, 0);
+    world.run_alltoallv_program();
     std::vector<std::vector<size_t>> recv_start(p), recv_sizes(p);
     for (int rank = 0; rank < p; ++rank) {
         std::vector<size_t> start;
@@ -209,17 +172,9 @@ std::string run_alltoallv_bytes(const Topology &topology, const std::vector<Sche
         }
         world.buffer(rank, HIER_BUF_RECV).assign(scatter_blocks(recv_sizes[rank], random, recv_start[rank]), kGap);
         world.set_blocks(rank, HIER_BUF_RECV, recv_start[rank], recv_sizes[rank]);
-        std::vector<size_t> packed;
-        size_t total = 0;
-        for (size_t size : tmp[rank]) {
-            packed.push_back(total);
-            total += size;
-        }
-        world.buffer(rank, HIER_BUF_TMP).assign(total, 0);
-        world.set_blocks(rank, HIER_BUF_TMP, packed, tmp[rank]);
     }
     if (std::string failed = world.run(schedules, window); !failed.empty()) {
-        return "data pass: " + failed;
+        return failed;
     }
     for (int rank = 0; rank < p; ++rank) {
         std::vector<uint8_t> expected(world.buffer(rank, HIER_BUF_RECV).size(), kGap);

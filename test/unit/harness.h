@@ -46,9 +46,9 @@ inline std::string run_alltoall_bytes(const Topology &topology, const std::vecto
     return run_bytes(HIER_OP_ALLTOALL, topology, schedules, -1, block_bytes, window);
 }
 
-// Alltoallv through the in-memory transport, the component's way: a first
-// pass of the schedule over 8-byte blocks holding each block's size, then the
-// data with TMP laid out packed from the sizes that pass left in it.
+// Alltoallv through the in-memory transport: the core's alltoallv program,
+// which the component runs over the PML (its size pass, TMP's layout, its
+// data pass).
 // bytes[r][j]: what rank r sends rank j. SEND and RECV blocks lie in a
 // shuffled order with gaps (as displacements may place them); the gaps must
 // stay untouched. Returns "" or the first error.

@@ -156,10 +156,9 @@ typedef struct mca_coll_hier_work_t {
     size_t tmp_size;
     void *in_place;        /* copy of the receive buffer for MPI_IN_PLACE */
     size_t in_place_size;
-    void *sizes;           /* alltoallv: the size pass's blocks */
-    size_t sizes_size;
-    void *offsets;         /* alltoallv: packed layouts' offsets */
+    void *offsets;         /* alltoallv: the in-place copy's packed offsets */
     size_t offsets_size;
+    hier_alltoallv_t *alltoallv;  /* alltoallv: the core's program, made at its first call */
 } mca_coll_hier_work_t;
 
 /* The forms of a collective: each has its own verbose line. */
@@ -393,9 +392,9 @@ typedef struct mca_coll_hier_args_t {
 
 typedef struct mca_coll_hier_call_t mca_coll_hier_call_t;
 /* Sets up one run of a call's schedule: call->buffers (TMP included) and
- * call->op from call->args, and call->then if another run follows. A
- * collective's prepare runs at every start of a call, so that an in-place
- * copy takes the data of that start. */
+ * call->op from call->args; or begins a program of the core that lays out
+ * the buffers itself, in call->program. A collective's prepare runs at every
+ * start of a call, so that an in-place copy takes the data of that start. */
 typedef int (*mca_coll_hier_prepare_fn_t)(mca_coll_hier_call_t *call);
 
 /* One call of a schedule over the PML, blocking or from a request: what its
@@ -410,9 +409,9 @@ struct mca_coll_hier_call_t {
     int window;
     mca_coll_hier_layout_t buffers[3];   /* indexed by hier_buffer_t */
     struct ompi_op_t *op;                /* the reduction, or NULL */
-    /* Another run after this one (alltoallv's data pass after its size
-     * pass), set up by then; NULL: the call ends with this run. */
-    mca_coll_hier_prepare_fn_t then;
+    /* Alltoallv's program (its size and data passes), run instead of the
+     * schedule alone; NULL for the other collectives. */
+    hier_alltoallv_t *program;
     bool truncated;                      /* a variable copy did not fit */
     size_t piece;                        /* backbone pieces' bytes; 0: whole messages */
     hier_transport_t transport;
@@ -449,7 +448,8 @@ void mca_coll_hier_call_init(mca_coll_hier_call_t *call, mca_coll_hier_module_t 
                              struct ompi_communicator_t *comm, mca_coll_hier_work_t *work,
                              const hier_schedule_t *schedule, const mca_coll_hier_args_t *args, int tag,
                              int window);
-/* Starts a call: prepare, then its first run (nothing waits). */
+/* Starts a call: prepare, then its first run (nothing waits). Messages go
+ * in pieces only where prepare left every layout of equal blocks. */
 int mca_coll_hier_call_start(mca_coll_hier_call_t *call, mca_coll_hier_prepare_fn_t prepare);
 /* Advances a started call, waiting (blocking) or not; *done once its last
  * run has finished. An error leaves no request behind. A copy into a

@@ -12,36 +12,17 @@
  * buffer, scounts[j] elements at sdispls[j], goes to rank j). Hands the
  * call to the previous module when the core says fallback.
  *
- * A schedule that forwards blocks through TMP (lg) needs to know the size of
- * every TMP block before the data moves, and no rank knows the sizes of the
- * blocks it forwards. So the same cached schedule first runs over blocks of
- * one 8-byte integer holding each block's size in bytes: the sizes travel
- * exactly where the data will, and each rank finds in its TMP the size of
- * every block it will hold there. TMP is then laid out packed (MPI_PACKED)
- * and the schedule runs over the data. That costs one more pass of small
- * messages (as many messages, in as many steps, as the data pass); schedules
- * without TMP (factor, edgecolor, pairwise) skip it. The size pass also
- * hands every rank the sizes it receives, which its own counts already say.
+ * The core's alltoallv program runs the call (core/alltoallv_program.h): a
+ * size pass where the schedule forwards blocks through TMP, then the data
+ * pass. This file is its host over the PML: it lays the buffers out for
+ * each pass (the sizes as MPI_UINT64_T; TMP as MPI_PACKED bytes, which the
+ * transport packs typed data into and unpacks it from) and takes the
+ * in-place copy.
  */
 #include "coll_hier.h"
 
-#include <string.h>
-
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
-
-/* Offsets of packed layouts in work->offsets: the in-place copy's p + 1
- * (with MPI_IN_PLACE), then TMP's tmp_blocks + 1. */
-static size_t *hier_alltoallv_send_offsets(mca_coll_hier_call_t *call)
-{
-    return call->work->offsets;
-}
-
-static size_t *hier_alltoallv_tmp_offsets(mca_coll_hier_call_t *call)
-{
-    const size_t p = (size_t) ompi_comm_size(call->comm);
-    return hier_alltoallv_send_offsets(call) + (MPI_IN_PLACE == call->args->sbuf ? p + 1 : 0);
-}
 
 /* The data pass's send and receive layouts. MPI_IN_PLACE: the data to send
  * is in the receive buffer, which the schedule writes while it reads: it
@@ -52,86 +33,86 @@ static void hier_alltoallv_user_layouts(mca_coll_hier_call_t *call)
 
     mca_coll_hier_layout_variable(&call->buffers[HIER_BUF_RECV], a->rbuf, a->rcounts, a->rdispls, a->rdtype);
     if (MPI_IN_PLACE == a->sbuf) {
-        mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_SEND], call->work->in_place,
-                                    hier_alltoallv_send_offsets(call));
+        mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_SEND], call->work->in_place, call->work->offsets);
     } else {
         mca_coll_hier_layout_variable(&call->buffers[HIER_BUF_SEND], a->sbuf, a->scounts, a->sdispls, a->sdtype);
     }
 }
 
-/* The data pass after the size pass: TMP laid out packed from the sizes
- * that pass left in TMP. */
-static int hier_alltoallv_data_pass(mca_coll_hier_call_t *call)
+static size_t hier_alltoallv_send_bytes(void *ctx, size_t block)
 {
-    const size_t p = (size_t) ompi_comm_size(call->comm), tmp_blocks = hier_schedule_tmp_blocks(call->schedule);
-    const uint64_t *tmp = (const uint64_t *) call->work->sizes + 2 * p;
-    size_t *offsets = hier_alltoallv_tmp_offsets(call);
-    int rc;
-
-    offsets[0] = 0;
-    for (size_t block = 0; block < tmp_blocks; ++block) {
-        offsets[block + 1] = offsets[block] + (size_t) tmp[block];
-    }
-    rc = mca_coll_hier_grow(&call->work->tmp, &call->work->tmp_size, offsets[tmp_blocks]);
-    hier_alltoallv_user_layouts(call);
-    mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_TMP], call->work->tmp, offsets);
-    return rc;
+    const mca_coll_hier_call_t *call = ctx;
+    return mca_coll_hier_block_bytes(&call->buffers[HIER_BUF_SEND], block);
 }
 
-/* The size pass: blocks of one integer, each data block's size in bytes. */
-static int hier_alltoallv_size_pass(mca_coll_hier_call_t *call)
+static int hier_alltoallv_lay_out_sizes(void *ctx, uint64_t *send, uint64_t *recv, uint64_t *tmp)
 {
-    const size_t p = (size_t) ompi_comm_size(call->comm), tmp_blocks = hier_schedule_tmp_blocks(call->schedule);
-    uint64_t *send, *recv, *tmp;
-    int rc = mca_coll_hier_grow(&call->work->sizes, &call->work->sizes_size, (2 * p + tmp_blocks) * sizeof(*send));
+    mca_coll_hier_call_t *call = ctx;
 
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    send = call->work->sizes;
-    recv = send + p;
-    tmp = recv + p;
-    for (size_t block = 0; block < p; ++block) {
-        send[block] = mca_coll_hier_block_bytes(&call->buffers[HIER_BUF_SEND], block);
-    }
-    memset(recv, 0, (p + tmp_blocks) * sizeof(*recv));
     mca_coll_hier_layout(&call->buffers[HIER_BUF_SEND], send, 1, MPI_UINT64_T);
     mca_coll_hier_layout(&call->buffers[HIER_BUF_RECV], recv, 1, MPI_UINT64_T);
     mca_coll_hier_layout(&call->buffers[HIER_BUF_TMP], tmp, 1, MPI_UINT64_T);
-    call->then = hier_alltoallv_data_pass;
     return OMPI_SUCCESS;
 }
 
-static int hier_alltoallv_prepare(mca_coll_hier_call_t *call)
+static int hier_alltoallv_lay_out_data(void *ctx, const size_t *tmp_offsets, size_t tmp_blocks)
 {
-    const size_t p = (size_t) ompi_comm_size(call->comm), tmp_blocks = hier_schedule_tmp_blocks(call->schedule);
-    int rc = mca_coll_hier_grow(&call->work->offsets, &call->work->offsets_size,
-                                (p + tmp_blocks + 2) * sizeof(size_t));
+    mca_coll_hier_call_t *call = ctx;
+    const int rc = mca_coll_hier_grow(&call->work->tmp, &call->work->tmp_size, tmp_offsets[tmp_blocks]);
+
+    hier_alltoallv_user_layouts(call);
+    mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_TMP], call->work->tmp, tmp_offsets);
+    return rc;
+}
+
+/* MPI_IN_PLACE: the packed copy of the receive buffer's blocks, taken now,
+ * at work->in_place, block b at [offsets[b], offsets[b + 1]). */
+static int hier_alltoallv_in_place_copy(mca_coll_hier_call_t *call)
+{
+    const mca_coll_hier_args_t *a = call->args;
+    const size_t p = (size_t) ompi_comm_size(call->comm);
+    mca_coll_hier_layout_t recv;
+    size_t *offsets, total = 0;
+    int rc = mca_coll_hier_grow(&call->work->offsets, &call->work->offsets_size, (p + 1) * sizeof(size_t));
 
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    if (MPI_IN_PLACE == call->args->sbuf) {
-        /* The packed copy of the receive buffer's blocks, taken now. */
-        const mca_coll_hier_args_t *a = call->args;
-        mca_coll_hier_layout_t recv;
-        size_t *offsets = hier_alltoallv_send_offsets(call), total = 0;
+    offsets = call->work->offsets;
+    mca_coll_hier_layout_variable(&recv, a->rbuf, a->rcounts, a->rdispls, a->rdtype);
+    for (size_t block = 0; block < p; ++block) {
+        offsets[block] = total;
+        total += mca_coll_hier_block_bytes(&recv, block);
+    }
+    offsets[p] = total;
+    rc = mca_coll_hier_grow(&call->work->in_place, &call->work->in_place_size, total);
+    for (size_t block = 0; block < p && OMPI_SUCCESS == rc; ++block) {
+        rc = mca_coll_hier_pack_block(&recv, block, (char *) call->work->in_place + offsets[block]);
+    }
+    return rc;
+}
 
-        mca_coll_hier_layout_variable(&recv, a->rbuf, a->rcounts, a->rdispls, a->rdtype);
-        for (size_t block = 0; block < p; ++block) {
-            offsets[block] = total;
-            total += mca_coll_hier_block_bytes(&recv, block);
-        }
-        offsets[p] = total;
-        rc = mca_coll_hier_grow(&call->work->in_place, &call->work->in_place_size, total);
-        for (size_t block = 0; block < p && OMPI_SUCCESS == rc; ++block) {
-            rc = mca_coll_hier_pack_block(&recv, block, (char *) call->work->in_place + offsets[block]);
-        }
+/* Begins the core's program in the call's work (made at its first call);
+ * SEND's layout is the call's, whose block sizes the program asks for. */
+static int hier_alltoallv_prepare(mca_coll_hier_call_t *call)
+{
+    const hier_alltoallv_host_t host = {call, hier_alltoallv_send_bytes, hier_alltoallv_lay_out_sizes,
+                                        hier_alltoallv_lay_out_data, OMPI_ERR_OUT_OF_RESOURCE};
+    int rc = OMPI_SUCCESS;
+
+    if (NULL == call->work->alltoallv && NULL == (call->work->alltoallv = hier_alltoallv_create())) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (MPI_IN_PLACE == call->args->sbuf) {
+        rc = hier_alltoallv_in_place_copy(call);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
     hier_alltoallv_user_layouts(call);
-    hier_alltoallv_tmp_offsets(call)[0] = 0;
-    mca_coll_hier_layout_packed(&call->buffers[HIER_BUF_TMP], NULL, hier_alltoallv_tmp_offsets(call));
-    return OMPI_SUCCESS == rc && tmp_blocks > 0 ? hier_alltoallv_size_pass(call) : rc;
+    call->program = call->work->alltoallv;
+    return hier_alltoallv_begin(call->program, call->schedule, ompi_comm_size(call->comm), &call->transport, &host,
+                                call->window);
 }
 
 /* Block sizes differ from rank to rank, so the choice cannot depend on

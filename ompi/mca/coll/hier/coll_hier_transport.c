@@ -534,64 +534,43 @@ void mca_coll_hier_call_init(mca_coll_hier_call_t *call, mca_coll_hier_module_t 
     call->window = window;
 }
 
-/* The next run of a prepared call: over its buffers as prepare or then laid
- * them out. */
-static void hier_call_begin_run(mca_coll_hier_call_t *call)
+int mca_coll_hier_call_start(mca_coll_hier_call_t *call, mca_coll_hier_prepare_fn_t prepare)
 {
     const hier_transport_t transport = {call, hier_post_send, hier_post_recv, hier_complete, hier_copy,
                                         hier_reduce};
-
-    call->piece = hier_call_piece(call->module, call->buffers);
-    call->transport = transport;
-    hier_run_begin(&call->run, call->schedule, &call->transport, call->window);
-}
-
-int mca_coll_hier_call_start(mca_coll_hier_call_t *call, mca_coll_hier_prepare_fn_t prepare)
-{
     int rc;
 
-    call->then = NULL;
+    call->transport = transport;
+    call->program = NULL;
     call->truncated = false;
     call->op = NULL;
+    call->piece = 0;
     rc = prepare(call);
-    if (OMPI_SUCCESS == rc) {
-        hier_call_begin_run(call);
+    if (OMPI_SUCCESS == rc && NULL == call->program) {
+        call->piece = hier_call_piece(call->module, call->buffers);
+        hier_run_begin(&call->run, call->schedule, &call->transport, call->window);
     }
     return rc;
 }
 
 int mca_coll_hier_call_progress(mca_coll_hier_call_t *call, bool blocking, bool *done)
 {
-    int rc, run_done = 0;
+    int rc, run_done = 1;
 
     *done = false;
-    for (;;) {
-        rc = blocking ? hier_execute(call->schedule, &call->transport, call->window)
-                      : hier_run_advance(&call->run, &run_done);
-        run_done = run_done || blocking;
-        if (OMPI_SUCCESS != rc) {
-            /* A failed post leaves the requests posted before it. */
-            return hier_drop_requests(call->work, rc);
-        }
-        if (!run_done) {
-            return OMPI_SUCCESS;
-        }
-        if (NULL == call->then) {
-            break;
-        }
-        {
-            const mca_coll_hier_prepare_fn_t then = call->then;
-            call->then = NULL;
-            rc = then(call);
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        hier_call_begin_run(call);
-        run_done = 0;
+    if (NULL != call->program) {
+        rc = hier_alltoallv_advance(call->program, blocking, &run_done);
+    } else if (blocking) {
+        rc = hier_execute(call->schedule, &call->transport, call->window);
+    } else {
+        rc = hier_run_advance(&call->run, &run_done);
     }
-    *done = true;
-    return call->truncated ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
+    if (OMPI_SUCCESS != rc) {
+        /* A failed post leaves the requests posted before it. */
+        return hier_drop_requests(call->work, rc);
+    }
+    *done = run_done;
+    return run_done && call->truncated ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
 }
 
 int mca_coll_hier_call_blocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
@@ -613,7 +592,7 @@ void mca_coll_hier_work_release(mca_coll_hier_work_t *work)
     free(work->messages);
     free(work->tmp);
     free(work->in_place);
-    free(work->sizes);
     free(work->offsets);
+    hier_alltoallv_destroy(work->alltoallv);
     memset(work, 0, sizeof(*work));
 }

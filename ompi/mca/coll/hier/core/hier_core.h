@@ -19,6 +19,7 @@
 #define HIER_CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -347,6 +348,41 @@ void hier_run_begin(hier_run_t *run, const hier_schedule_t *schedule, const hier
  * completed, without waiting; *done: 1 once the last round has finished.
  * Returns 0 or the first error the transport reported. */
 int hier_run_advance(hier_run_t *run, int *done);
+
+/* Alltoallv's program (core/alltoallv_program.h): a first pass of the
+ * schedule over each block's size, when the schedule forwards blocks
+ * through TMP, then TMP laid out packed from the sizes it received, then the
+ * pass over the data. The caller runs it with its transport and lends it a
+ * host, which lays the buffers out for each pass. */
+typedef struct hier_alltoallv_host {
+    void *ctx;
+    /* Bytes of block `block` of the call's SEND. */
+    size_t (*send_bytes)(void *ctx, size_t block);
+    /* The size pass: SEND, RECV and TMP become blocks of one uint64_t each
+     * at send (p), recv (p) and tmp (hier_schedule_tmp_blocks). */
+    int (*lay_out_sizes)(void *ctx, uint64_t *send, uint64_t *recv, uint64_t *tmp);
+    /* The data pass: SEND and RECV become the call's blocks, TMP packed
+     * bytes the host provides, block b at [tmp_offsets[b], tmp_offsets[b +
+     * 1]) (tmp_offsets valid until the program's next begin). */
+    int (*lay_out_data)(void *ctx, const size_t *tmp_offsets, size_t tmp_blocks);
+    /* What the program returns when its own memory cannot grow. */
+    int out_of_memory;
+} hier_alltoallv_host_t;
+
+/* The program's memory, kept by the caller from call to call (one per
+ * call in flight); NULL when out of memory. Destroying NULL does nothing. */
+typedef struct hier_alltoallv hier_alltoallv_t;
+hier_alltoallv_t *hier_alltoallv_create(void);
+void hier_alltoallv_destroy(hier_alltoallv_t *program);
+/* Starts a call of schedule on `size` ranks over transport with at most
+ * `window` rounds in flight: lays out its first pass, posts nothing.
+ * transport and host are copied. Returns 0 or the host's error. */
+int hier_alltoallv_begin(hier_alltoallv_t *program, const hier_schedule_t *schedule, int size,
+                         const hier_transport_t *transport, const hier_alltoallv_host_t *host, int window);
+/* Advances the call, waiting (blocking != 0) until it is done or not;
+ * *done: 1 once its last pass has finished. Returns 0 or the first error of
+ * the transport or the host. */
+int hier_alltoallv_advance(hier_alltoallv_t *program, int blocking, int *done);
 
 #ifdef __cplusplus
 }

@@ -519,6 +519,8 @@ Schedule LgRank::build()
     if (own_apart_) {
         b_.keep_in_flight(2);
     }
+    // A rank alone in its cluster may forward nothing while the others do.
+    b_.tmp_on_other_ranks();
     return b_.build();
 }
 

@@ -33,13 +33,15 @@ constexpr int kFailed = 1;
 
 MemoryWorld::MemoryWorld(int size, size_t block_bytes, MemoryFabric *fabric, int tag)
     : size_(size), block_bytes_(block_bytes), fabric_(fabric ? *fabric : own_fabric_), tag_(tag),
-      buffers_(size_t(size) * 3), blocks_(size_t(size) * 3), endpoints_(size)
+      buffers_(size_t(size) * 3), blocks_(size_t(size) * 3), lent_(size_t(size) * 3), endpoints_(size)
 {
     for (int rank = 0; rank < size; ++rank) {
         Endpoint &endpoint = endpoints_[rank];
         endpoint.world = this;
         endpoint.rank = rank;
         endpoint.transport = hier_transport_t{&endpoint, post_send, post_recv, complete, copy, reduce};
+        endpoint.host = hier_alltoallv_host_t{&endpoint, send_bytes, lay_out_sizes, lay_out_data, kFailed};
+        endpoint.tmp_blocks = 0;
     }
 }
 
@@ -68,6 +70,12 @@ MemoryWorld::Span MemoryWorld::resolve(Endpoint &endpoint, hier_buffer_t buf, si
         return Span{nullptr, 0, false};
     };
     size_t start = first * block_bytes_, length = count * block_bytes_;
+    if (const Lent &lent = lent_[size_t(endpoint.rank) * 3 + buf]; lent.data != nullptr) {
+        if (first + count > lent.blocks) {
+            return fail("lie outside");
+        }
+        return {lent.data + first * sizeof(uint64_t), count * sizeof(uint64_t), true};
+    }
     if (!blocks.start.empty()) {
         if (first + count > blocks.start.size()) {
             return fail("lie outside");
@@ -195,6 +203,38 @@ int MemoryWorld::reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buf
     return 0;
 }
 
+size_t MemoryWorld::send_bytes(void *ctx, size_t block)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    return endpoint.world->resolve(endpoint, HIER_BUF_SEND, block, 1).bytes;
+}
+
+int MemoryWorld::lay_out_sizes(void *ctx, uint64_t *send, uint64_t *recv, uint64_t *tmp)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    MemoryWorld &world = *endpoint.world;
+    Lent *lent = &world.lent_[size_t(endpoint.rank) * 3];
+    lent[HIER_BUF_SEND] = Lent{reinterpret_cast<uint8_t *>(send), size_t(world.size_)};
+    lent[HIER_BUF_RECV] = Lent{reinterpret_cast<uint8_t *>(recv), size_t(world.size_)};
+    lent[HIER_BUF_TMP] = Lent{reinterpret_cast<uint8_t *>(tmp), endpoint.tmp_blocks};
+    return 0;
+}
+
+int MemoryWorld::lay_out_data(void *ctx, const size_t *tmp_offsets, size_t tmp_blocks)
+{
+    auto &endpoint = *static_cast<Endpoint *>(ctx);
+    MemoryWorld &world = *endpoint.world;
+    Lent *lent = &world.lent_[size_t(endpoint.rank) * 3];
+    std::fill(lent, lent + 3, Lent{});
+    std::vector<size_t> start(tmp_offsets, tmp_offsets + tmp_blocks), bytes(tmp_blocks);
+    for (size_t block = 0; block < tmp_blocks; ++block) {
+        bytes[block] = tmp_offsets[block + 1] - tmp_offsets[block];
+    }
+    world.buffer(endpoint.rank, HIER_BUF_TMP).assign(tmp_offsets[tmp_blocks], 0);
+    world.set_blocks(endpoint.rank, HIER_BUF_TMP, std::move(start), std::move(bytes));
+    return 0;
+}
+
 std::string MemoryWorld::start(const std::vector<Schedule> &schedules, int window)
 {
     if (static_cast<int>(schedules.size()) != size_) {
@@ -202,7 +242,18 @@ std::string MemoryWorld::start(const std::vector<Schedule> &schedules, int windo
     }
     executions_.clear();
     executions_.reserve(size_);
+    if (alltoallv_) {
+        programs_ = std::vector<AlltoallvProgram>(size_t(size_));
+    }
     for (int rank = 0; rank < size_; ++rank) {
+        if (alltoallv_) {
+            Endpoint &endpoint = endpoints_[rank];
+            endpoint.tmp_blocks = schedules[rank].tmp_blocks();
+            if (programs_[rank].begin(schedules[rank], size_, endpoint.transport, endpoint.host, window) != 0) {
+                return error(rank);
+            }
+            continue;
+        }
         if (blocks_[size_t(rank) * 3 + HIER_BUF_TMP].start.empty()) {
             buffer(rank, HIER_BUF_TMP).assign(schedules[rank].tmp_blocks() * block_bytes_, 0);
         }
@@ -213,19 +264,25 @@ std::string MemoryWorld::start(const std::vector<Schedule> &schedules, int windo
 
 int MemoryWorld::advance(int rank)
 {
-    return executions_[rank].advance(false);
+    return alltoallv_ ? programs_[rank].advance(false) : executions_[rank].advance(false);
 }
 
 bool MemoryWorld::done(int rank) const
 {
-    return executions_[rank].done();
+    return alltoallv_ ? programs_[rank].done() : executions_[rank].done();
+}
+
+size_t MemoryWorld::rounds_finished(int rank) const
+{
+    return alltoallv_ ? programs_[rank].rounds_finished() : executions_[rank].round();
 }
 
 size_t MemoryWorld::rounds_finished() const
 {
     size_t count = 0;
-    for (const Execution &execution : executions_) {
-        count += execution.round();
+    const size_t started = alltoallv_ ? programs_.size() : executions_.size();
+    for (int rank = 0; rank < int(started); ++rank) {
+        count += rounds_finished(rank);
     }
     return count;
 }
@@ -271,7 +328,7 @@ std::string MemoryWorld::run(const std::vector<Schedule> &schedules, int window)
             std::string stuck = "deadlock: ranks";
             for (int rank = 0; rank < size_; ++rank) {
                 if (!done(rank)) {
-                    stuck += " " + std::to_string(rank) + "@round" + std::to_string(executions_[rank].round());
+                    stuck += " " + std::to_string(rank) + "@round" + std::to_string(rounds_finished(rank));
                 }
             }
             return stuck;

@@ -21,6 +21,10 @@
 // worlds that share a MemoryFabric keep their messages apart by a tag each
 // (as the PML keeps requests apart), and run_together advances them
 // interleaved, each rank starting them in an order of its own.
+//
+// An alltoallv world runs the core's alltoallv program (alltoallv_program.h)
+// as every rank, as the component does: the in-memory transport is its
+// transport, the world its host.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +34,7 @@
 #include <tuple>
 #include <vector>
 
+#include "alltoallv_program.h"
 #include "execute.h"
 #include "hier_core.h"
 #include "schedule.h"
@@ -58,6 +63,11 @@ public:
     // The caller fills SEND and sizes RECV; run() sizes TMP from each
     // schedule, unless the caller gave TMP variable blocks.
     std::vector<uint8_t> &buffer(int rank, hier_buffer_t buffer);
+
+    // From now on start() and run() run alltoallv's program, not the bare
+    // schedules: SEND and RECV are the call's (fixed blocks, or set_blocks),
+    // and the program lays out TMP and the size pass's buffers.
+    void run_alltoallv_program() { alltoallv_ = true; }
 
     // Variable blocks: block b of the buffer is bytes [start[b], start[b] +
     // bytes[b]) (the caller sizes the buffer). A region of several blocks
@@ -100,6 +110,14 @@ private:
         std::deque<Pending> pending;  // in posting order
         std::string error;
         hier_transport_t transport;
+        hier_alltoallv_host_t host;
+        size_t tmp_blocks;  // of the schedule the rank runs
+    };
+    // Memory an alltoallv program lends a buffer for its size pass, in
+    // blocks of one uint64_t; data nullptr: the buffer's own.
+    struct Lent {
+        uint8_t *data = nullptr;
+        size_t blocks = 0;
     };
 
     static int post_send(void *ctx, int peer, hier_buffer_t buf, size_t first, size_t count);
@@ -109,6 +127,11 @@ private:
                     size_t dst_first, size_t count);
     static int reduce(void *ctx, hier_buffer_t src, size_t src_first, hier_buffer_t dst,
                       size_t dst_first, size_t count);
+    // The host of alltoallv's program (hier_alltoallv_host_t).
+    static size_t send_bytes(void *ctx, size_t block);
+    static int lay_out_sizes(void *ctx, uint64_t *send, uint64_t *recv, uint64_t *tmp);
+    static int lay_out_data(void *ctx, const size_t *tmp_offsets, size_t tmp_blocks);
+    size_t rounds_finished(int rank) const;
 
     struct Span {
         uint8_t *data;  // may be null for 0 bytes of an empty buffer
@@ -131,8 +154,11 @@ private:
     int tag_;
     std::vector<std::vector<uint8_t>> buffers_;  // rank * 3 + buffer
     std::vector<Blocks> blocks_;                 // rank * 3 + buffer
+    std::vector<Lent> lent_;                     // rank * 3 + buffer
     std::vector<Endpoint> endpoints_;
-    std::vector<Execution> executions_;
+    bool alltoallv_ = false;
+    std::vector<Execution> executions_;          // or, for alltoallv:
+    std::vector<AlltoallvProgram> programs_;     // never moved once begun
 };
 
 // Runs the worlds' schedules (worlds[i] runs schedules[i]) at once: worlds

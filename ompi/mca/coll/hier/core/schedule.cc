@@ -70,6 +70,7 @@ Schedule ScheduleBuilder::build()
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     Schedule schedule(rank_, size_);
     schedule.tmp_blocks_ = tmp_blocks_;
+    schedule.tmp_on_some_rank_ = tmp_on_other_ranks_ || tmp_blocks_ > 0;
     schedule.min_window_ = min_window_;
     schedule.ops_.reserve(pending_.size());
     for (const auto &[step, op] : pending_) {
@@ -277,6 +278,9 @@ Schedule time_reversed(const Schedule &schedule, uint32_t last_step)
 {
     ScheduleBuilder b(schedule.rank(), schedule.size());
     b.reserve_tmp(schedule.tmp_blocks());
+    if (schedule.tmp_on_some_rank()) {
+        b.tmp_on_other_ranks();
+    }
     b.keep_in_flight(schedule.window(1));
     const auto &rounds = schedule.rounds();
     for (auto round = rounds.rbegin(); round != rounds.rend(); ++round) {

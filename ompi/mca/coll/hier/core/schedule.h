@@ -71,6 +71,11 @@ public:
     int rank() const { return rank_; }
     int size() const { return size_; }
     size_t tmp_blocks() const { return tmp_blocks_; }
+    // Whether a rank of the communicator, this one or another, holds blocks
+    // in TMP under this algorithm: then alltoallv's size pass runs, on every
+    // rank alike (the passes pair the ranks' messages), so every rank's
+    // schedule must say the same (the unit tests check it).
+    bool tmp_on_some_rank() const { return tmp_on_some_rank_; }
     // The window to run at when asked for `requested` rounds in flight.
     size_t window(int requested) const
     {
@@ -85,6 +90,7 @@ private:
     int rank_;
     int size_;
     size_t tmp_blocks_ = 0;
+    bool tmp_on_some_rank_ = false;
     size_t min_window_ = 1;
     std::vector<Round> rounds_;
     std::vector<Op> ops_;
@@ -105,6 +111,10 @@ public:
     // Exchange with a peer: send from, receive to, in one step.
     void exchange(uint32_t step, int peer, Region from, Region to);
     void reserve_tmp(size_t blocks);
+    // Another rank's schedule may hold blocks in TMP where this one holds
+    // none (see Schedule::tmp_on_some_rank); a TMP block of its own says so
+    // already.
+    void tmp_on_other_ranks() { tmp_on_other_ranks_ = true; }
     // The schedule only overlaps as laid out with this many rounds in flight.
     void keep_in_flight(size_t rounds) { min_window_ = std::max(min_window_, rounds); }
 
@@ -118,6 +128,7 @@ private:
     int rank_;
     int size_;
     size_t tmp_blocks_ = 0;
+    bool tmp_on_other_ranks_ = false;
     size_t min_window_ = 1;
     std::vector<std::pair<uint32_t, Op>> pending_;
 };
