@@ -8,8 +8,9 @@
  */
 /*
  * coll/hier: auto's trials on the application's calls: a common start for
- * each call, and the recording of its time, which after the trial's last
- * call the ranks agree on and the core concludes from.
+ * each call, and its time handed to the core's trial, which after the
+ * trial's last call agrees on the times through the glue's agreement and
+ * concludes.
  *
  * A trial (hier_comm_decide) times its contenders on the application's own
  * calls. Timed from each rank's own entry, a call's time depends on how far
@@ -168,8 +169,7 @@ static int hier_clock_synchronize(mca_coll_hier_module_t *module, struct ompi_co
         offsets[nodes] = OMPI_SUCCESS != rc;
     }
     /* Every rank reaches the allreduce, even after a failed ping-pong. */
-    rc = module->previous.allreduce(MPI_IN_PLACE, offsets, nodes + 1, MPI_DOUBLE, MPI_SUM, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, offsets, nodes + 1, MPI_DOUBLE, MPI_SUM);
     if (OMPI_SUCCESS == rc && offsets[nodes] > 0) {
         rc = OMPI_ERROR;
     }
@@ -193,8 +193,7 @@ static int hier_clock_agree(mca_coll_hier_module_t *module, struct ompi_communic
 {
     const double offset = module->trial_clock_offset;
     double agreed[3] = {mca_coll_hier_now() + offset, module->trial_result_delay, module->trial_late};
-    const int rc = module->previous.allreduce(MPI_IN_PLACE, agreed, 3, MPI_DOUBLE, MPI_MAX, comm,
-                                              module->previous.allreduce_module);
+    const int rc = mca_coll_hier_agree(module, comm, agreed, 3, MPI_DOUBLE, MPI_MAX);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -258,30 +257,22 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds)
 {
     hier_decision_t decision;
-    int calls, rc;
-    double *measured = hier_comm_trial_seconds(module->topology, op, block_bytes, &calls);
+    int outcome;
 
-    measured[trial_call] = seconds;
-    if (trial_call + 1 < calls) {
+    if (!hier_comm_trial_record(module->topology, op, block_bytes, trial_call, seconds)) {
         return OMPI_SUCCESS;
     }
-    /* A call takes from its common start to the last rank's exit; every
-     * rank concludes alike. */
-    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, measured, calls, MPI_DOUBLE, MPI_MAX, comm,
-                                      comm->c_coll->coll_allreduce_module);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (!hier_comm_trial_conclude(module->topology, op, block_bytes, &decision)) {
+    outcome = hier_comm_trial_conclude(module->topology, op, block_bytes, &decision);
+    if (HIER_TRIAL_EXTENDED == outcome) {
         if (0 == ompi_comm_rank(comm)) {  /* another round: said at verbose 2 */
             opal_output_verbose(2, mca_coll_hier_component.output, "coll:hier: %s on %s: %s",
-                                hier_op_name(op), comm->c_name, decision.predictions);
+                                hier_op_name(op), comm->c_name, hier_comm_predictions(module->topology));
         }
         return OMPI_SUCCESS;
     }
     if (0 == ompi_comm_rank(comm)) {
-        hier_report_trial_timing(module, comm, op, calls);
+        hier_report_trial_timing(module, comm, op, trial_call + 1);
     }
     mca_coll_hier_report(module, comm, op, MCA_COLL_HIER_BLOCKING, &decision);
-    return OMPI_SUCCESS;
+    return HIER_TRIAL_CONCLUDED == outcome ? OMPI_SUCCESS : OMPI_ERROR;
 }
