@@ -100,7 +100,9 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
     hier_decision_t decision;
 
     *trial_call = -1;
-    mca_coll_hier_gather_topology(module, comm);
+    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
+        mca_coll_hier_gather_topology(module, comm);
+    }
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
         hier_cannot(NULL != unsupported ? unsupported : module->topology_error, &decision);
     } else {

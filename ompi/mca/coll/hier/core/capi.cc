@@ -170,11 +170,6 @@ const char *hier_comm_predictions(const hier_comm_t *comm)
     return comm->communicator->predictions().c_str();
 }
 
-int hier_size_class(size_t block_bytes)
-{
-    return hier::size_class(block_bytes);
-}
-
 int hier_comm_trial_record(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int trial_call, double seconds)
 {
     return comm->communicator->trial_record(op, block_bytes, trial_call, seconds) ? 1 : 0;

@@ -253,29 +253,32 @@ void Communicator::apply_message_cost(const double message_cost[2])
     }
 }
 
-int Communicator::key(hier_op_t op, size_t block_bytes)
+Communicator::Key Communicator::key(hier_op_t op, int requested, size_t block_bytes)
 {
-    return int(op) * kSizeClasses + size_class(block_bytes);
+    return {int(op), requested, requested == HIER_ALG_AUTO ? size_class(block_bytes) : 0};
 }
 
 Communicator::Decision *Communicator::decided(hier_op_t op, size_t block_bytes)
 {
-    const auto found = decisions_.find(key(op, block_bytes));
+    const auto found = decisions_.find(key(op, HIER_ALG_AUTO, block_bytes));
     return found == decisions_.end() ? nullptr : &found->second;
 }
 
-// auto's choice for this call: kept per size class; the call that makes it
-// keeps what the model compared (keep_predictions). While a trial runs,
-// *trial_call is the index of this call in it. A nonblocking call may not
-// communicate: it decides a class by the model alone, on every rank (the
-// same inputs give the same choice), and during a trial it takes the
-// model's choice without joining the trial.
-Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, bool nonblocking, int *trial_call,
-                                 bool keep_predictions)
+// The choice for this call, kept per collective and requested id (and for
+// auto per size class): the call that makes it keeps what the model
+// compared (keep_predictions). While a trial runs, *trial_call is the index
+// of this call in it. A nonblocking call may not communicate: it decides a
+// class by the model alone, on every rank (the same inputs give the same
+// choice), and during a trial it takes the model's choice without joining
+// the trial.
+Choice Communicator::choose(hier_op_t op, int requested, size_t block_bytes, bool nonblocking, int *trial_call,
+                            bool keep_predictions)
 {
-    const auto [found, first] = decisions_.try_emplace(key(op, block_bytes));
+    const auto [found, first] = decisions_.try_emplace(key(op, requested, block_bytes));
     Decision &decision = found->second;
-    if (first) {
+    if (first && requested != HIER_ALG_AUTO) {
+        decision.choice = choose_requested(op, requested, topology_);
+    } else if (first) {
         std::vector<TrialRow> measure;
         // The model's work is shared out over the ranks (autoselect.h,
         // ModelShare) when the glue lent an agreement: each rank simulates
@@ -414,9 +417,7 @@ void Communicator::decide(hier_op_t op, int requested, int root, size_t block_by
     try {
         by_rule = requested == HIER_ALG_AUTO && ruled(op, block_bytes, &choice, &out->window);
         if (!by_rule) {
-            choice = requested == HIER_ALG_AUTO
-                         ? decide_auto(op, block_bytes, nonblocking, &out->trial_call, verbose >= 2)
-                         : choose_requested(op, requested, topology_);
+            choice = choose(op, requested, block_bytes, nonblocking, &out->trial_call, verbose >= 2);
         }
     } catch (...) {
         choice = fallback("out of memory deciding");

@@ -97,9 +97,12 @@ private:
 
     Communicator(Topology topology, const hier_comm_input_t &input, const Settings &settings, LinkCostSpec costs);
 
-    static int key(hier_op_t op, size_t block_bytes);
+    // A decision's collective, requested id and size class (0 but for auto).
+    using Key = std::tuple<int, int, int>;
+    static Key key(hier_op_t op, int requested, size_t block_bytes);
     Decision *decided(hier_op_t op, size_t block_bytes);
-    Choice decide_auto(hier_op_t op, size_t block_bytes, bool nonblocking, int *trial_call, bool keep_predictions);
+    Choice choose(hier_op_t op, int requested, size_t block_bytes, bool nonblocking, int *trial_call,
+                  bool keep_predictions);
     bool ruled(hier_op_t op, size_t block_bytes, Choice *choice, int *window) const;
     const hier_schedule *schedule_of(hier_op_t op, const Choice &choice, int root);
     void describe(hier_op_t op, int window, std::string *reason) const;
@@ -118,11 +121,11 @@ private:
     // Schedules depend on the topology, the algorithm and the root only, so
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache_;
-    // auto's decision per collective and size class (key()), made at the
-    // first call of the class, for the classes used only: later calls look
-    // it up and allocate nothing. While a trial runs (the model could not
-    // tell), each call takes the trial's next contender.
-    std::map<int, Decision> decisions_;
+    // The decision per collective and requested id, and for auto per size
+    // class (key()), made at the first call, for the ones used only: later
+    // calls look it up and allocate nothing. While a trial runs (the model
+    // could not tell), each call takes the trial's next contender.
+    std::map<Key, Decision> decisions_;
     std::string predictions_;
 };
 

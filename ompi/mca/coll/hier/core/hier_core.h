@@ -316,9 +316,6 @@ void hier_comm_explain(const hier_comm_t *comm, hier_op_t op, const hier_decisio
  * at verbose 2, or what its last trial measured; "" otherwise. Valid until
  * comm's next decision. */
 const char *hier_comm_predictions(const hier_comm_t *comm);
-/* block_bytes' size class (k for [2^k, 2^(k+1)), 0 for 0 and 1 byte), one
- * of 64: what auto decides per. */
-int hier_size_class(size_t block_bytes);
 /* A trial's call (index trial_call of hier_comm_decide) took seconds on this
  * rank. Returns 1 when it was the last call of the trial so far: every rank
  * then calls hier_comm_trial_conclude; else 0. */
