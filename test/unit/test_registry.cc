@@ -407,6 +407,12 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_STREQ(reason, "no hier algorithm predicted 20 % faster than Open MPI's");
+    // No trial runs: nothing to record, and concluding keeps the class's choice.
+    EXPECT_EQ(hier_comm_trial_record(comm, HIER_OP_ALLTOALL, 65536, 0, 1.0), 0);
+    hier_decision_t none;
+    EXPECT_EQ(hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &none), HIER_TRIAL_CONCLUDED);
+    EXPECT_EQ(none.chosen, HIER_ALG_FALLBACK);
+    EXPECT_EQ(none.reason, HIER_REASON_FALLBACK);
     hier_comm_destroy(comm);
 }
 

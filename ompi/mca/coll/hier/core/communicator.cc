@@ -443,10 +443,15 @@ bool Communicator::trial_record(hier_op_t op, size_t block_bytes, int trial_call
 
 int Communicator::trial_conclude(hier_op_t op, size_t block_bytes, hier_decision_t *out)
 {
-    Decision &decision = *decided(op, block_bytes);
+    Decision *found = decided(op, block_bytes);
     int outcome = HIER_TRIAL_CONCLUDED;
     reset(out);
     predictions_.clear();
+    if (!found || !found->trial) {  // no trial runs: the class's choice stands
+        set_choice(op, found ? found->choice : fallback("no trial runs for this size class"), out);
+        return outcome;
+    }
+    Decision &decision = *found;
     try {
         if (!decision.trial->agree_times(agree_.fn, agree_.ctx)) {
             decision.choice = fallback("the ranks could not agree on the trial's times");
