@@ -170,6 +170,18 @@ typedef enum {
     MCA_COLL_HIER_FORMS
 } mca_coll_hier_form_t;
 
+/* What coll_hier_trial_clock.c keeps between a trial's calls: this rank's
+ * clock's offset to rank 0's, what synchronizing took, how long after the
+ * last arrival this rank had the last start's allreduce, whether it was late
+ * for that start, and the trial's late starts so far. */
+typedef struct mca_coll_hier_trial_clock_t {
+    double offset;
+    double sync_seconds;
+    double result_delay;
+    double late;
+    int starts_late;
+} mca_coll_hier_trial_clock_t;
+
 typedef struct mca_coll_hier_module_t {
     mca_coll_base_module_t super;
 
@@ -199,15 +211,8 @@ typedef struct mca_coll_hier_module_t {
      * collective; 0: none yet. */
     uint64_t last_line_hash[MCA_COLL_HIER_FORMS][HIER_OP_COUNT];
 
-    /* The common start of a trial's calls (coll_hier_trial_clock.c): this
-     * rank's clock's offset to rank 0's, what synchronizing took, how long
-     * after the last arrival this rank had the last start's allreduce, whether
-     * it was late for that start, and the trial's late starts so far. */
-    double trial_clock_offset;
-    double trial_clock_seconds;
-    double trial_result_delay;
-    double trial_late;
-    int trial_starts_late;
+    /* The common start of a trial's calls (coll_hier_trial_clock.c). */
+    mca_coll_hier_trial_clock_t trial_clock;
 
     /* What blocking calls run with (freed at destruct). */
     mca_coll_hier_work_t work;

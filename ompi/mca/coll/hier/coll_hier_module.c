@@ -53,9 +53,7 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->comm = NULL;
     memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
     memset(&module->work, 0, sizeof(module->work));
-    module->trial_clock_offset = module->trial_clock_seconds = module->trial_result_delay = 0;
-    module->trial_late = 0;
-    module->trial_starts_late = 0;
+    memset(&module->trial_clock, 0, sizeof(module->trial_clock));
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)

@@ -173,8 +173,8 @@ static int hier_clock_synchronize(mca_coll_hier_module_t *module, struct ompi_co
     if (OMPI_SUCCESS == rc && offsets[nodes] > 0) {
         rc = OMPI_ERROR;
     }
-    module->trial_clock_offset = offsets[node];
-    module->trial_clock_seconds = mca_coll_hier_now() - start;
+    module->trial_clock.offset = offsets[node];
+    module->trial_clock.sync_seconds = mca_coll_hier_now() - start;
     free(offsets);
     return rc;
 }
@@ -191,18 +191,18 @@ static void hier_sleep_until(double instant)
  * the previous start}; returns the agreed start on rank 0's clock. */
 static int hier_clock_agree(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, double *start)
 {
-    const double offset = module->trial_clock_offset;
-    double agreed[3] = {mca_coll_hier_now() + offset, module->trial_result_delay, module->trial_late};
+    const double offset = module->trial_clock.offset;
+    double agreed[3] = {mca_coll_hier_now() + offset, module->trial_clock.result_delay, module->trial_clock.late};
     const int rc = mca_coll_hier_agree(module, comm, agreed, 3, MPI_DOUBLE, MPI_MAX);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
     const double lead = fmax(HIER_CLOCK_MIN_LEAD, HIER_CLOCK_LEAD_FACTOR * agreed[1]);
     const double now = mca_coll_hier_now() + offset;
-    module->trial_starts_late += agreed[2] > 0;
-    module->trial_result_delay = now - agreed[0];
+    module->trial_clock.starts_late += agreed[2] > 0;
+    module->trial_clock.result_delay = now - agreed[0];
     *start = agreed[0] + lead;
-    module->trial_late = now > *start;
+    module->trial_clock.late = now > *start;
     return OMPI_SUCCESS;
 }
 
@@ -216,14 +216,14 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
         return OMPI_SUCCESS;
     }
     if (0 == trial_call) {
-        module->trial_result_delay = 0;
-        module->trial_late = 0;
+        module->trial_clock.result_delay = 0;
+        module->trial_clock.late = 0;
         rc = hier_clock_synchronize(module, comm);
         if (OMPI_SUCCESS == rc) {
             rc = hier_clock_agree(module, comm, start);
         }
-        module->trial_late = 0;
-        module->trial_starts_late = 0;
+        module->trial_clock.late = 0;
+        module->trial_clock.starts_late = 0;
     }
     if (OMPI_SUCCESS == rc) {
         rc = hier_clock_agree(module, comm, start);
@@ -231,7 +231,7 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    *start -= module->trial_clock_offset;
+    *start -= module->trial_clock.offset;
     hier_sleep_until(*start);
     return OMPI_SUCCESS;
 }
@@ -250,7 +250,7 @@ static void hier_report_trial_timing(const mca_coll_hier_module_t *module, struc
     opal_output_verbose(2, mca_coll_hier_component.output,
                         "coll:hier: %s on %s: the trial's calls started together, on clocks synchronized in "
                         "%.1f ms; %d of its first %d starts came late", hier_op_name(op), comm->c_name,
-                        1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
+                        1e3 * module->trial_clock.sync_seconds, module->trial_clock.starts_late, calls - 1);
 }
 
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,

@@ -215,10 +215,10 @@ typedef struct hier_comm_input {
     int window;
     /* Every rank read the same rules file (the glue agreed): use it. */
     int rules_agreed;
-    /* The agreement the glue lends the communicator: values[i] becomes
-     * their maximum over its ranks (one MPI_Allreduce, MAX, through the
-     * previous module: never hier's own). Returns 0 or an error code.
-     * Collective. NULL: none. */
+    /* The agreement the glue lends the communicator (auto's shared model,
+     * a trial's times): values[i] becomes their maximum over its ranks (one
+     * MPI_Allreduce, MAX, through the previous module: never hier's own).
+     * Returns 0 or an error code. Collective. NULL: none. */
     int (*agree_max)(void *ctx, double *values, int count);
     void *agree_ctx;
 } hier_comm_input_t;
