@@ -552,11 +552,15 @@ int main(int argc, char **argv)
         const hier_schedule_t *schedule = nullptr;
         int window = o.window, chosen = HIER_ALG_FALLBACK;
         w0 = wall_now();
+        char reason_text[512] = "";
+        std::string predictions;
         if (!mpi_only) {
             hier_comm_decide(comm, op, requested, root, b, nullptr, 0, o.verbose, &d);
             schedule = d.schedule;
             chosen = d.chosen;
             window = d.window;
+            hier_comm_explain(comm, op, &d, nullptr, 0, reason_text, sizeof reason_text);
+            predictions = hier_comm_predictions(comm);
         }
         sh.wall[2] += wall_now() - w0;
         std::vector<unsigned char> tmp(schedule ? std::max<size_t>(hier_schedule_tmp_blocks(schedule) * b, 1) : 1);
@@ -594,7 +598,7 @@ int main(int argc, char **argv)
             double sum = 0, lo = 1e30, hi = 0;
             for (double x : times) sum += x, lo = std::min(lo, x), hi = std::max(hi, x);
             const char *chosen_name = mpi_only ? "mpi" : hier_algorithm_name(op, chosen);
-            std::string reason = mpi_only ? "" : d.reason;
+            std::string reason = reason_text;
             std::replace(reason.begin(), reason.end(), ',', ';');
             char validation[64];
             if (op == HIER_OP_BARRIER) snprintf(validation, sizeof validation, "ok (no data)");
@@ -603,8 +607,8 @@ int main(int argc, char **argv)
             printf("%s,%zu,%s,%s,%.2f,%.2f,%.2f,%zu,%d,%s,%s\n", o.collective.c_str(), b, o.algorithm.c_str(),
                    chosen_name, sum / times.size() * 1e6, lo * 1e6, hi * 1e6, times.size(), int(late_most), validation,
                    reason.c_str());
-            if (!mpi_only && o.verbose >= 2 && d.predictions[0])
-                fprintf(stderr, "hier_smpi: %s %zu B: %s\n", o.collective.c_str(), b, d.predictions);
+            if (!mpi_only && o.verbose >= 2 && !predictions.empty())
+                fprintf(stderr, "hier_smpi: %s %zu B: %s\n", o.collective.c_str(), b, predictions.c_str());
             fflush(stdout);
         }
     }

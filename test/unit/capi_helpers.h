@@ -45,19 +45,33 @@ inline std::string problems(const hier_settings_t *settings)
     return lines;
 }
 
-// One call's decision, its texts as strings.
+// One call's decision, with its texts rendered as the glue renders them
+// where it prints (verbose >= 1).
 struct Decided {
     const hier_schedule_t *schedule;
-    int chosen, window, trial_call, settled;
+    int chosen, window, trial_call;
+    hier_reason_t code;
     std::string where, reason, predictions;
 };
+
+inline Decided explained(hier_comm_t *comm, hier_op_t op, const hier_decision_t &out, int verbose)
+{
+    Decided decided{out.schedule, out.chosen, out.window, out.trial_call, out.reason, "", "", hier_comm_predictions(comm)};
+    if (verbose >= 1) {
+        char where[192], reason[512];
+        hier_comm_explain(comm, op, &out, where, sizeof where, reason, sizeof reason);
+        decided.where = where;
+        decided.reason = reason;
+    }
+    return decided;
+}
 
 inline Decided decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
                       int verbose = 2, const char *unsupported = nullptr, int nonblocking = 0)
 {
     hier_decision_t out;
     hier_comm_decide(comm, op, requested, root, block_bytes, unsupported, nonblocking, verbose, &out);
-    return {out.schedule, out.chosen, out.window, out.trial_call, out.settled, out.where, out.reason, out.predictions};
+    return explained(comm, op, out, verbose);
 }
 
 } // namespace hier_test

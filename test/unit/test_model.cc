@@ -629,7 +629,7 @@ void record(Trial &trial, int from, const std::vector<std::vector<double>> &by_c
     std::vector<size_t> next(by_contender.size(), 0);
     for (int call = from; call < trial.calls(); ++call) {
         const size_t contender = trial.contender_of(call);
-        trial.seconds()[size_t(call)] = by_contender.at(contender).at(next[contender]++);
+        trial.record(call, by_contender.at(contender).at(next[contender]++));
     }
 }
 

@@ -142,16 +142,16 @@ hier_comm_t *create(int size, int rank, const int *node_of_rank, const int *clus
 }
 
 // An alltoall selection at verbose 2 with 128-character reason and
-// 1024-character line buffers; *settled: whether its fallback is settled.
+// 1024-character line buffers; *code: its reason code.
 const hier_schedule_t *select(hier_comm_t *comm, int requested, size_t block_bytes, int *chosen, char *reason,
-                              char *line, int *settled = nullptr)
+                              char *line, hier_reason_t *code = nullptr)
 {
     const hier_test::Decided decided = hier_test::decide(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes);
     *chosen = decided.chosen;
     std::snprintf(reason, 128, "%s", decided.reason.c_str());
     std::snprintf(line, 1024, "%s", decided.predictions.c_str());
-    if (settled) {
-        *settled = decided.settled;
+    if (code) {
+        *code = decided.code;
     }
     return decided.schedule;
 }
@@ -176,14 +176,12 @@ TEST(CApi, SelectCachesOneSchedulePerAlgorithm)
     EXPECT_EQ(chosen, HIER_ALG_FALLBACK);
     EXPECT_STREQ(reason, "requested");
     EXPECT_STREQ(line, "");
-    int settled = -1;
-    EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line, &settled), nullptr);
+    hier_reason_t code = HIER_REASON_RUNS;
+    EXPECT_EQ(select(comm, 2, 8, &chosen, reason, line, &code), nullptr);
     EXPECT_STREQ(reason, "lg does not apply: needs two clusters or more (coll_hier_cluster_map)");
-    // A requested algorithm that does not apply falls back for good; one
-    // that applies does not.
-    EXPECT_EQ(settled, 1);
-    select(comm, 4, 8, &chosen, reason, line, &settled);
-    EXPECT_EQ(settled, 0);
+    EXPECT_EQ(code, HIER_REASON_UNFIT);
+    select(comm, 4, 8, &chosen, reason, line, &code);
+    EXPECT_EQ(code, HIER_REASON_RUNS);
     hier_comm_destroy(comm);
 }
 
@@ -303,12 +301,11 @@ TEST(CApi, RulesDecideAutoPerMessageSizeWithTheirWindow)
     hier_comm_t *comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
     const int factor = 4, edgecolor = 5, pairwise = 6;
-    int chosen = -1, window = -1, settled = -1;
+    int chosen = -1, window = -1;
     auto select_at = [&](int requested, size_t block_bytes) {
         const hier_test::Decided decided = hier_test::decide(comm, HIER_OP_ALLTOALL, requested, -1, block_bytes);
         chosen = decided.chosen;
         window = decided.window;
-        settled = decided.settled;
         std::snprintf(reason, sizeof reason, "%s", decided.reason.c_str());
         return decided.schedule;
     };
@@ -325,8 +322,6 @@ TEST(CApi, RulesDecideAutoPerMessageSizeWithTheirWindow)
     EXPECT_NE(select_at(pairwise, 100), nullptr);
     EXPECT_EQ(chosen, pairwise);
     EXPECT_EQ(window, 1);
-    select_at(HIER_ALG_AUTO, 100000);
-    EXPECT_EQ(settled, 0);  // the rules cover the alltoall: a later call may fall under another
     hier_comm_destroy(comm);
     // Rules the ranks did not agree on are not used.
     input.rules_agreed = 0;
@@ -374,11 +369,9 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     char error[256], reason[256], line[1024];
     hier_comm_t *comm = hier_comm_create(&input, error, sizeof error, nullptr);
     ASSERT_NE(comm, nullptr) << error;
-    int settled = -1;
     auto decided = [&](const hier_test::Decided &decision, int *chosen, int *trial_call) {
         *chosen = decision.chosen;
         *trial_call = decision.trial_call;
-        settled = decision.settled;
         std::snprintf(reason, sizeof reason, "%s", decision.reason.c_str());
         std::snprintf(line, sizeof line, "%s", decision.predictions.c_str());
         return decision.schedule;
@@ -389,24 +382,26 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     auto conclude = [&](int *chosen) {
         hier_decision_t out;
         const int concluded = hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &out);
-        *chosen = out.chosen;
-        std::snprintf(reason, sizeof reason, "%s", out.reason);
-        std::snprintf(line, sizeof line, "%s", out.predictions);
+        const hier_test::Decided decision = hier_test::explained(comm, HIER_OP_ALLTOALL, out, 2);
+        *chosen = decision.chosen;
+        std::snprintf(reason, sizeof reason, "%s", decision.reason.c_str());
+        std::snprintf(line, sizeof line, "%s", decision.predictions.c_str());
         return concluded;
+    };
+    // A trial's call, recorded: whether the ranks must now conclude.
+    auto record = [&](int call, double seconds) {
+        return hier_comm_trial_record(comm, HIER_OP_ALLTOALL, 65536, call, seconds);
     };
     int chosen = -1, trial_call = -1;
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, 0);
     EXPECT_NE(std::strstr(line, "; picks fallback, or lg_overlap, "), nullptr) << line;
     EXPECT_NE(std::strstr(reason, "measuring it against lg_overlap, "), nullptr) << reason;
-    EXPECT_EQ(settled, 0);  // measuring
-    int calls = 0;
-    double *seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-    ASSERT_EQ(calls, 16);  // Open MPI's and 3 rows, one call each to warm up, then 3 each
-    // The first cycle warms up (1 s a call, not counted); then each call
-    // takes 0.1 s, but those of the row of call 2 (the second), 0.08 s.
-    const int contenders = 4;
-    seconds[0] = 1;
+    // Open MPI's and 3 rows, one call each to warm up, then 3 each: 16
+    // calls. The first cycle warms up (1 s a call, not counted); then each
+    // call takes 0.1 s, but those of the row of call 2 (the second), 0.08 s.
+    const int calls = 16, contenders = 4;
+    EXPECT_EQ(record(0, 1), 0);
     int second_row = -1;
     for (int call = 1; call < calls; ++call) {
         const hier_schedule_t *schedule = select(&chosen, &trial_call);
@@ -414,16 +409,15 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
         EXPECT_STREQ(line, "");
         EXPECT_EQ(schedule == nullptr, chosen == HIER_ALG_FALLBACK) << call;
         second_row = call == 2 ? chosen : second_row;
-        seconds[call] = call < contenders ? 1 : chosen == second_row ? 0.08 : 0.10;
+        EXPECT_EQ(record(call, call < contenders ? 1 : chosen == second_row ? 0.08 : 0.10), call + 1 == calls);
     }
-    EXPECT_EQ(conclude(&chosen), 1);
+    EXPECT_EQ(conclude(&chosen), HIER_TRIAL_CONCLUDED);
     EXPECT_EQ(chosen, second_row);
     EXPECT_NE(std::strstr(line, "measured over 3 calls each"), nullptr) << line;
     // Decided: the same row from now on, for the whole size class, no trial.
     EXPECT_NE(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_EQ(chosen, second_row);
-    EXPECT_EQ(settled, 0);
     EXPECT_EQ(select(&chosen, &trial_call, 100000) != nullptr, true);
     EXPECT_EQ(trial_call, -1);
     hier_comm_destroy(comm);
@@ -443,20 +437,16 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
             select(&chosen, &trial_call);
             ASSERT_EQ(trial_call, call);
             second_row = call == 2 ? chosen : second_row;
-            seconds = hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-            seconds[call] = call < contenders               ? 1
-                            : chosen == HIER_ALG_FALLBACK ? open_mpi[open_mpi_calls++]
-                            : chosen == second_row        ? second_row_times[second_row_calls++]
-                                                          : 0.2;
+            const double seconds = call < contenders               ? 1
+                                   : chosen == HIER_ALG_FALLBACK ? open_mpi[open_mpi_calls++]
+                                   : chosen == second_row        ? second_row_times[second_row_calls++]
+                                                                 : 0.2;
+            EXPECT_EQ(record(call, seconds), call + 1 == end);
         }
         const int concluded = conclude(&chosen);
         EXPECT_EQ(concluded, round);
         EXPECT_NE(std::strstr(line, round == 0 ? "3 more calls each" : "measured over 6 calls each"), nullptr)
             << line;
-        if (round == 0) {
-            hier_comm_trial_seconds(comm, HIER_OP_ALLTOALL, 65536, &calls);
-            EXPECT_EQ(calls, 28);
-        }
     }
     EXPECT_EQ(chosen, second_row);
     hier_comm_destroy(comm);
@@ -468,9 +458,12 @@ TEST(CApi, AutoMeasuresWhereTheModelCannotTellAndKeepsTheFastest)
     EXPECT_EQ(select(&chosen, &trial_call), nullptr);
     EXPECT_EQ(trial_call, -1);
     EXPECT_STREQ(reason, "no hier algorithm predicted 20 % faster than Open MPI's");
-    // That fallback is settled for its size class (the glue then skips the
-    // core); a class not decided yet is not.
-    EXPECT_EQ(settled, 1);
+    // No trial runs: nothing to record, and concluding keeps the class's choice.
+    EXPECT_EQ(hier_comm_trial_record(comm, HIER_OP_ALLTOALL, 65536, 0, 1.0), 0);
+    hier_decision_t none;
+    EXPECT_EQ(hier_comm_trial_conclude(comm, HIER_OP_ALLTOALL, 65536, &none), HIER_TRIAL_CONCLUDED);
+    EXPECT_EQ(none.chosen, HIER_ALG_FALLBACK);
+    EXPECT_EQ(none.reason, HIER_REASON_FALLBACK);
     hier_comm_destroy(comm);
 }
 

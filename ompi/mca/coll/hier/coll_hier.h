@@ -75,7 +75,7 @@ typedef struct mca_coll_hier_previous_t {
 #endif
 
 /* Lines of output (verbose lines, error reports) are at most this long. */
-#define MCA_COLL_HIER_LINE_MAX HIER_REASON_MAX
+#define MCA_COLL_HIER_LINE_MAX 512
 
 typedef struct mca_coll_hier_component_t {
     mca_coll_base_component_t super;
@@ -169,6 +169,18 @@ typedef enum {
     MCA_COLL_HIER_FORMS
 } mca_coll_hier_form_t;
 
+/* What coll_hier_trial_clock.c keeps between a trial's calls: this rank's
+ * clock's offset to rank 0's, what synchronizing took, how long after the
+ * last arrival this rank had the last start's allreduce, whether it was late
+ * for that start, and the trial's late starts so far. */
+typedef struct mca_coll_hier_trial_clock_t {
+    double offset;
+    double sync_seconds;
+    double result_delay;
+    double late;
+    int starts_late;
+} mca_coll_hier_trial_clock_t;
+
 typedef struct mca_coll_hier_module_t {
     mca_coll_base_module_t super;
 
@@ -194,25 +206,12 @@ typedef struct mca_coll_hier_module_t {
     hier_comm_t *topology;
     const char *topology_error;    /* why there is none, when gathering failed */
 
-    /* Per collective, the size classes (bit k: hier_size_class k) whose
-     * calls fall back for good, their verbose line said: such a call goes to
-     * the previous module straight away. A small collective within a node
-     * takes a few microseconds, and asking the core, with its lines of
-     * text, took a tenth of one. */
-    uint64_t settled_fallback[HIER_OP_COUNT];
+    /* A hash of the last verbose line rank 0 printed for each form of each
+     * collective; 0: none yet. */
+    uint64_t last_line_hash[MCA_COLL_HIER_FORMS][HIER_OP_COUNT];
 
-    /* The last verbose line rank 0 printed for each form of each collective. */
-    char last_line[MCA_COLL_HIER_FORMS][HIER_OP_COUNT][MCA_COLL_HIER_LINE_MAX];
-
-    /* The common start of a trial's calls (coll_hier_trial_clock.c): this
-     * rank's clock's offset to rank 0's, what synchronizing took, how long
-     * after the last arrival this rank had the last start's allreduce, whether
-     * it was late for that start, and the trial's late starts so far. */
-    double trial_clock_offset;
-    double trial_clock_seconds;
-    double trial_result_delay;
-    double trial_late;
-    int trial_starts_late;
+    /* The common start of a trial's calls (coll_hier_trial_clock.c). */
+    mca_coll_hier_trial_clock_t trial_clock;
 
     /* What blocking calls run with (freed at destruct). */
     mca_coll_hier_work_t work;
@@ -222,6 +221,13 @@ OBJ_CLASS_DECLARATION(mca_coll_hier_module_t);
 
 /* module->topology_state */
 enum { MCA_COLL_HIER_TOPOLOGY_UNKNOWN = 0, MCA_COLL_HIER_TOPOLOGY_READY, MCA_COLL_HIER_TOPOLOGY_FAILED };
+
+/* coll_hier_module.c: the one agreement every part of the glue uses: values
+ * (count of dtype) become their reduction by op over comm's ranks, in place,
+ * through the previous module's allreduce (never comm->c_coll's, which may be
+ * hier's own). OMPI_ERR_NOT_SUPPORTED without one. Collective over comm. */
+int mca_coll_hier_agree(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, void *values,
+                        int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op);
 
 /* coll_hier_module.c: the module's lifecycle */
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads);
@@ -264,9 +270,9 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
                           mca_coll_hier_form_t form, const hier_decision_t *decision);
 
-/* coll_hier_trial_clock.c: records a measured call; after the trial's
- * last, agrees on the times with the other ranks (one MPI_Allreduce) and
- * concludes the class's choice. */
+/* coll_hier_trial_clock.c: records a measured call in the core's trial;
+ * after the trial's last call so far, the core agrees on the times with the
+ * other ranks (its agree_max) and concludes or extends. */
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds);
 

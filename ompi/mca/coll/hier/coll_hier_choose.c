@@ -9,9 +9,8 @@
 /*
  * coll/hier per-call entry, shared by the collectives: one question to the
  * core's communicator (hier_comm_decide) answers whether this call runs a
- * schedule or falls back, with what window, as which call of a trial, and
- * whether its size class now falls back for good; and rank 0 prints the
- * verbose line of the decision. A nonblocking or persistent call asks
+ * schedule or falls back, with what window and as which call of a trial;
+ * and rank 0 renders and prints the verbose line of the decision. A nonblocking or persistent call asks
  * without communicating: it never gathers the topology nor joins a trial.
  */
 #include "coll_hier.h"
@@ -28,28 +27,43 @@ static bool hier_will_report(const mca_coll_hier_module_t *module, struct ompi_c
 {
     const int verbose = mca_coll_hier_component.verbose;
 
-    return verbose >= 1 && 0 == ompi_comm_rank(comm) &&
-           (verbose >= 2 || '\0' == module->last_line[form][op][0]);
+    return verbose >= 1 && 0 == ompi_comm_rank(comm) && (verbose >= 2 || 0 == module->last_line_hash[form][op]);
+}
+
+/* FNV-1a of a line, never 0 (0 marks "no line yet"). */
+static uint64_t hier_line_hash(const char *line)
+{
+    uint64_t hash = UINT64_C(14695981039346656037);
+
+    for (; '\0' != *line; ++line) {
+        hash = (hash ^ (unsigned char) *line) * UINT64_C(1099511628211);
+    }
+    return 0 == hash ? 1 : hash;
 }
 
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
                           mca_coll_hier_form_t form, const hier_decision_t *decision)
 {
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
-    char *last = module->last_line[form][op];
-    const bool first = '\0' == last[0];
-    char line[MCA_COLL_HIER_LINE_MAX], name[32];
-    const char *reason = decision->reason, *where = decision->where;
+    uint64_t *last = &module->last_line_hash[form][op], hash;
+    const bool first = 0 == *last, known = MCA_COLL_HIER_TOPOLOGY_READY == module->topology_state;
+    char line[MCA_COLL_HIER_LINE_MAX], name[32], where[192], reason[MCA_COLL_HIER_LINE_MAX];
 
     if (!hier_will_report(module, comm, op, form)) {
         return;
     }
+    if (known) {
+        hier_comm_explain(module->topology, op, decision, where, sizeof(where), reason, sizeof(reason));
+    } else {  /* no topology: "(size 10, 0 nodes)" */
+        snprintf(where, sizeof(where), "size %d, 0 nodes", ompi_comm_size(comm));
+        snprintf(reason, sizeof(reason), "%s", NULL != decision->phrase ? decision->phrase : "");
+    }
     /* alltoall, ialltoall, alltoall_init */
     snprintf(name, sizeof(name), "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
              MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
-    if (c->verbose >= 2 && '\0' != decision->predictions[0]) {
+    if (c->verbose >= 2 && known && '\0' != hier_comm_predictions(module->topology)[0]) {
         opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
-                            decision->predictions);
+                            hier_comm_predictions(module->topology));
     }
     if (HIER_ALG_FALLBACK == decision->chosen) {
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): fallback (%s)", name, comm->c_name, where, reason);
@@ -60,29 +74,22 @@ void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicat
         snprintf(line, sizeof(line), "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
                  hier_algorithm_name(op, decision->chosen));
     }
-    if (first || 0 != strcmp(line, last)) {
+    hash = hier_line_hash(line);
+    if (first || hash != *last) {
         opal_output_verbose(first ? 1 : 2, c->output, "%s", line);
-        strcpy(last, line);
+        *last = hash;
     }
-}
-
-/* block_bytes' size class as a bit of settled_fallback. */
-static uint64_t hier_size_class_bit(size_t block_bytes)
-{
-    return UINT64_C(1) << hier_size_class(block_bytes);
 }
 
 /* A call on a communicator whose topology could not be gathered: the
  * fallback, for the reason given. */
-static void hier_cannot(struct ompi_communicator_t *comm, const char *why, hier_decision_t *decision)
+static void hier_cannot(const char *why, hier_decision_t *decision)
 {
     decision->schedule = NULL;
     decision->chosen = HIER_ALG_FALLBACK;
     decision->trial_call = -1;
-    /* No topology: "(size 10, 0 nodes)". */
-    snprintf(decision->where, sizeof(decision->where), "size %d, 0 nodes", ompi_comm_size(comm));
-    snprintf(decision->reason, sizeof(decision->reason), "%s", why);
-    decision->predictions[0] = '\0';
+    decision->reason = HIER_REASON_FALLBACK;
+    decision->phrase = why;
 }
 
 const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
@@ -90,24 +97,18 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
                                                        hier_op_t op, int root, size_t block_bytes,
                                                        const char *unsupported, int *trial_call)
 {
-    const int verbose = mca_coll_hier_component.verbose;
     hier_decision_t decision;
 
     *trial_call = -1;
-    if (NULL == unsupported && 0 != (module->settled_fallback[op] & hier_size_class_bit(block_bytes))) {
-        return NULL;
+    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
+        mca_coll_hier_gather_topology(module, comm);
     }
-    mca_coll_hier_gather_topology(module, comm);
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
-        hier_cannot(comm, NULL != unsupported ? unsupported : module->topology_error, &decision);
-        /* Gathering failed for good: so does every call. */
-        decision.settled = NULL == unsupported;
+        hier_cannot(NULL != unsupported ? unsupported : module->topology_error, &decision);
     } else {
-        /* The texts only where a line will print (rank 0; at verbose 1 its
-         * first line per collective): elsewhere they would cost every call an
-         * allocation. The verbosity selects texts, never the decision. */
-        const int say = hier_will_report(module, comm, op, MCA_COLL_HIER_BLOCKING) ? verbose : 0;
-        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 0, say,
+        hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 0,
+                         hier_will_report(module, comm, op, MCA_COLL_HIER_BLOCKING) ? mca_coll_hier_component.verbose
+                                                                                    : 0,
                          &decision);
         module->call_window = decision.window;
         *trial_call = decision.trial_call;
@@ -116,10 +117,6 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
      * what it measured (mca_coll_hier_trial_record), none between. */
     if (*trial_call <= 0) {
         mca_coll_hier_report(module, comm, op, MCA_COLL_HIER_BLOCKING, &decision);
-    }
-    /* At verbose 2 every call still asks, as each one may print a changed line. */
-    if (decision.settled && verbose < 2) {
-        module->settled_fallback[op] |= hier_size_class_bit(block_bytes);
     }
     return decision.schedule;
 }
@@ -145,8 +142,7 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
         /* Gathering is collective, and starting a nonblocking collective
          * must not wait for the other ranks. */
-        hier_cannot(comm,
-                    MCA_COLL_HIER_TOPOLOGY_FAILED == module->topology_state
+        hier_cannot(MCA_COLL_HIER_TOPOLOGY_FAILED == module->topology_state
                         ? module->topology_error
                         : "the communicator's topology is gathered at its first blocking collective",
                     &decision);

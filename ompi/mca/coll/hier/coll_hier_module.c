@@ -34,6 +34,16 @@ static void hier_release_previous(mca_coll_hier_module_t *module)
 #undef HIER_RELEASE_PREVIOUS
 }
 
+int mca_coll_hier_agree(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, void *values,
+                        int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+{
+    if (NULL == module->previous.allreduce) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    return module->previous.allreduce(MPI_IN_PLACE, values, count, dtype, op, comm,
+                                      module->previous.allreduce_module);
+}
+
 static void hier_module_construct(mca_coll_hier_module_t *module)
 {
     memset(&module->previous, 0, sizeof(module->previous));
@@ -41,12 +51,9 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->topology = NULL;
     module->topology_error = NULL;
     module->comm = NULL;
-    memset(module->settled_fallback, 0, sizeof(module->settled_fallback));
-    memset(module->last_line, 0, sizeof(module->last_line));
+    memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
     memset(&module->work, 0, sizeof(module->work));
-    module->trial_clock_offset = module->trial_clock_seconds = module->trial_result_delay = 0;
-    module->trial_late = 0;
-    module->trial_starts_late = 0;
+    memset(&module->trial_clock, 0, sizeof(module->trial_clock));
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)

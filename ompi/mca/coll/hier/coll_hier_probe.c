@@ -143,8 +143,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
             latency[a * nodes + b] = a == b ? 0 : hier_job_latency(job_nodes[a], job_nodes[b]);
         }
     }
-    rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes, MPI_DOUBLE, MPI_MAX, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, latency, nodes * nodes, MPI_DOUBLE, MPI_MAX);
     if (OMPI_SUCCESS != rc) {
         free(leaders);
         free(latency);
@@ -183,8 +182,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
      * written by one leader, zeros elsewhere; the known ones are alike on
      * every rank. */
     latency[nodes * nodes] = OMPI_SUCCESS != rc;
-    rc = module->previous.allreduce(MPI_IN_PLACE, latency, nodes * nodes + 1, MPI_DOUBLE, MPI_MAX, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, latency, nodes * nodes + 1, MPI_DOUBLE, MPI_MAX);
     if (OMPI_SUCCESS != rc || latency[nodes * nodes] > 0) {
         free(leaders);
         free(latency);
@@ -299,8 +297,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
     }
     /* Agreed first (the largest wins where two ranks know different costs):
      * a class some rank has partners of and no rank knows is measured. */
-    rc = module->previous.allreduce(MPI_IN_PLACE, known, 4, MPI_DOUBLE, MPI_MAX, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, known, 4, MPI_DOUBLE, MPI_MAX);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -326,8 +323,7 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
     }
     /* Every rank reaches the allreduce and returns the same outcome. */
     sums[5] = OMPI_SUCCESS != rc;
-    rc = module->previous.allreduce(MPI_IN_PLACE, sums, 6, MPI_DOUBLE, MPI_SUM, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, sums, 6, MPI_DOUBLE, MPI_SUM);
     if (OMPI_SUCCESS != rc || sums[5] > 0) {
         return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
     }

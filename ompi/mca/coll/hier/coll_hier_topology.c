@@ -67,11 +67,7 @@ static int hier_agree_max(void *ctx, double *values, int count)
 {
     mca_coll_hier_module_t *module = ctx;
 
-    if (NULL == module->previous.allreduce) {
-        return OMPI_ERR_NOT_SUPPORTED;
-    }
-    return module->previous.allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, module->comm,
-                                      module->previous.allreduce_module);
+    return mca_coll_hier_agree(module, module->comm, values, count, MPI_DOUBLE, MPI_MAX);
 }
 
 /* With costs from a file, whether every rank of comm built its topology:
@@ -81,14 +77,10 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
                                    const char *cost_file, char *error, size_t errlen,
                                    hier_comm_failure_t *failure)
 {
-    int mine = NULL != module->topology, everyone = 0, rc;
+    const int mine = NULL != module->topology;
+    int everyone = mine;
+    const int rc = mca_coll_hier_agree(module, comm, &everyone, 1, MPI_INT, MPI_MIN);
 
-    if (NULL == module->previous.allreduce) {
-        rc = OMPI_ERR_NOT_SUPPORTED;
-    } else {
-        rc = module->previous.allreduce(&mine, &everyone, 1, MPI_INT, MPI_MIN, comm,
-                                        module->previous.allreduce_module);
-    }
     if (mine && (OMPI_SUCCESS != rc || !everyone)) {
         hier_comm_destroy(module->topology);
         module->topology = NULL;
@@ -112,13 +104,9 @@ static int hier_agree_on_rules(mca_coll_hier_module_t *module, struct ompi_commu
     if (!hier_settings_rules(mca_coll_hier_component.settings, &hash)) {
         return OMPI_SUCCESS;
     }
-    if (NULL == module->previous.allreduce) {
-        return OMPI_ERR_NOT_SUPPORTED;
-    }
     extremes[0] = (long) hash;
     extremes[1] = (long) -hash;
-    rc = module->previous.allreduce(MPI_IN_PLACE, extremes, 2, MPI_LONG, MPI_MAX, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, extremes, 2, MPI_LONG, MPI_MAX);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }

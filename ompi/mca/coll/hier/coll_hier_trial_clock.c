@@ -8,8 +8,9 @@
  */
 /*
  * coll/hier: auto's trials on the application's calls: a common start for
- * each call, and the recording of its time, which after the trial's last
- * call the ranks agree on and the core concludes from.
+ * each call, and its time handed to the core's trial, which after the
+ * trial's last call agrees on the times through the glue's agreement and
+ * concludes.
  *
  * A trial (hier_comm_decide) times its contenders on the application's own
  * calls. Timed from each rank's own entry, a call's time depends on how far
@@ -168,13 +169,12 @@ static int hier_clock_synchronize(mca_coll_hier_module_t *module, struct ompi_co
         offsets[nodes] = OMPI_SUCCESS != rc;
     }
     /* Every rank reaches the allreduce, even after a failed ping-pong. */
-    rc = module->previous.allreduce(MPI_IN_PLACE, offsets, nodes + 1, MPI_DOUBLE, MPI_SUM, comm,
-                                    module->previous.allreduce_module);
+    rc = mca_coll_hier_agree(module, comm, offsets, nodes + 1, MPI_DOUBLE, MPI_SUM);
     if (OMPI_SUCCESS == rc && offsets[nodes] > 0) {
         rc = OMPI_ERROR;
     }
-    module->trial_clock_offset = offsets[node];
-    module->trial_clock_seconds = mca_coll_hier_now() - start;
+    module->trial_clock.offset = offsets[node];
+    module->trial_clock.sync_seconds = mca_coll_hier_now() - start;
     free(offsets);
     return rc;
 }
@@ -191,19 +191,18 @@ static void hier_sleep_until(double instant)
  * the previous start}; returns the agreed start on rank 0's clock. */
 static int hier_clock_agree(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, double *start)
 {
-    const double offset = module->trial_clock_offset;
-    double agreed[3] = {mca_coll_hier_now() + offset, module->trial_result_delay, module->trial_late};
-    const int rc = module->previous.allreduce(MPI_IN_PLACE, agreed, 3, MPI_DOUBLE, MPI_MAX, comm,
-                                              module->previous.allreduce_module);
+    const double offset = module->trial_clock.offset;
+    double agreed[3] = {mca_coll_hier_now() + offset, module->trial_clock.result_delay, module->trial_clock.late};
+    const int rc = mca_coll_hier_agree(module, comm, agreed, 3, MPI_DOUBLE, MPI_MAX);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
     const double lead = fmax(HIER_CLOCK_MIN_LEAD, HIER_CLOCK_LEAD_FACTOR * agreed[1]);
     const double now = mca_coll_hier_now() + offset;
-    module->trial_starts_late += agreed[2] > 0;
-    module->trial_result_delay = now - agreed[0];
+    module->trial_clock.starts_late += agreed[2] > 0;
+    module->trial_clock.result_delay = now - agreed[0];
     *start = agreed[0] + lead;
-    module->trial_late = now > *start;
+    module->trial_clock.late = now > *start;
     return OMPI_SUCCESS;
 }
 
@@ -217,14 +216,14 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
         return OMPI_SUCCESS;
     }
     if (0 == trial_call) {
-        module->trial_result_delay = 0;
-        module->trial_late = 0;
+        module->trial_clock.result_delay = 0;
+        module->trial_clock.late = 0;
         rc = hier_clock_synchronize(module, comm);
         if (OMPI_SUCCESS == rc) {
             rc = hier_clock_agree(module, comm, start);
         }
-        module->trial_late = 0;
-        module->trial_starts_late = 0;
+        module->trial_clock.late = 0;
+        module->trial_clock.starts_late = 0;
     }
     if (OMPI_SUCCESS == rc) {
         rc = hier_clock_agree(module, comm, start);
@@ -232,7 +231,7 @@ int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_commun
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    *start -= module->trial_clock_offset;
+    *start -= module->trial_clock.offset;
     hier_sleep_until(*start);
     return OMPI_SUCCESS;
 }
@@ -251,37 +250,29 @@ static void hier_report_trial_timing(const mca_coll_hier_module_t *module, struc
     opal_output_verbose(2, mca_coll_hier_component.output,
                         "coll:hier: %s on %s: the trial's calls started together, on clocks synchronized in "
                         "%.1f ms; %d of its first %d starts came late", hier_op_name(op), comm->c_name,
-                        1e3 * module->trial_clock_seconds, module->trial_starts_late, calls - 1);
+                        1e3 * module->trial_clock.sync_seconds, module->trial_clock.starts_late, calls - 1);
 }
 
 int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                hier_op_t op, size_t block_bytes, int trial_call, double seconds)
 {
     hier_decision_t decision;
-    int calls, rc;
-    double *measured = hier_comm_trial_seconds(module->topology, op, block_bytes, &calls);
+    int outcome;
 
-    measured[trial_call] = seconds;
-    if (trial_call + 1 < calls) {
+    if (!hier_comm_trial_record(module->topology, op, block_bytes, trial_call, seconds)) {
         return OMPI_SUCCESS;
     }
-    /* A call takes from its common start to the last rank's exit; every
-     * rank concludes alike. */
-    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, measured, calls, MPI_DOUBLE, MPI_MAX, comm,
-                                      comm->c_coll->coll_allreduce_module);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (!hier_comm_trial_conclude(module->topology, op, block_bytes, &decision)) {
+    outcome = hier_comm_trial_conclude(module->topology, op, block_bytes, &decision);
+    if (HIER_TRIAL_EXTENDED == outcome) {
         if (0 == ompi_comm_rank(comm)) {  /* another round: said at verbose 2 */
             opal_output_verbose(2, mca_coll_hier_component.output, "coll:hier: %s on %s: %s",
-                                hier_op_name(op), comm->c_name, decision.predictions);
+                                hier_op_name(op), comm->c_name, hier_comm_predictions(module->topology));
         }
         return OMPI_SUCCESS;
     }
     if (0 == ompi_comm_rank(comm)) {
-        hier_report_trial_timing(module, comm, op, calls);
+        hier_report_trial_timing(module, comm, op, trial_call + 1);
     }
     mca_coll_hier_report(module, comm, op, MCA_COLL_HIER_BLOCKING, &decision);
-    return OMPI_SUCCESS;
+    return HIER_TRIAL_CONCLUDED == outcome ? OMPI_SUCCESS : OMPI_ERROR;
 }

@@ -502,6 +502,20 @@ Choice Trial::choice(int index) const
     return contender == 0 ? fallback(measuring_.c_str()) : pick(HIER_OP_ALLTOALL, rows_[contender - 1].algorithm);
 }
 
+bool Trial::record(int index, double seconds)
+{
+    if (index < 0 || index >= calls()) {
+        return false;
+    }
+    seconds_[size_t(index)] = seconds;
+    return index + 1 == calls();
+}
+
+bool Trial::agree_times(int (*agree)(void *ctx, double *values, int count), void *ctx)
+{
+    return !agree || agree(ctx, seconds_.data(), calls()) == 0;
+}
+
 // The times of one contender's calls (0: Open MPI's), the warm-up's left out.
 std::vector<double> Trial::calls_of(size_t contender) const
 {

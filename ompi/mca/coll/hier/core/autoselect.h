@@ -225,10 +225,9 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
 
 // auto's measurement of rows against Open MPI's own, for a size class the
 // model left open: Open MPI's and the n rows take turns, one call each per
-// cycle (contender_of), so that drift of the machine hits all alike. The
-// caller records each call's time, takes each call's largest over the ranks
-// (every rank must then decide from the same times), and at the end of each
-// round of calls asks whether to extend; once not, concludes. Rows are
+// cycle (contender_of), so that drift of the machine hits all alike. Each
+// call's time is recorded; at the end of each round of calls the ranks agree
+// on the times and ask whether to extend; once not, conclude. Rows are
 // judged by their ratio to Open MPI's call of the same cycle (a slow phase
 // of the machine slows both): the row whose ratios have the lowest median,
 // if that is kTrialGain below 1.
@@ -244,7 +243,14 @@ public:
     size_t contender_of(int index) const;
     // What call `index` of the trial runs.
     Choice choice(int index) const;
-    std::vector<double> &seconds() { return seconds_; }
+    // Call `index` of the trial took seconds on this rank: true when it is
+    // the last call so far (the ranks then agree and conclude).
+    bool record(int index, double seconds);
+    // Makes each call's time its largest over the ranks (a call takes from
+    // its common start to the last rank's exit), through the communicator's
+    // agreement (every rank then decides from the same times): false if it
+    // failed. agree nullptr: one rank, the times stand.
+    bool agree_times(int (*agree)(void *ctx, double *values, int count), void *ctx);
     // With every call so far recorded: true, calls() grown by another round
     // of calls_each per contender, and one line saying why, when the
     // interval of the fastest row's median ratio (kTrialConfidence) holds 1

@@ -21,7 +21,30 @@
 #include "hier_core.h"
 #include "registry.h"
 
-using hier::write_text;
+namespace {
+
+// Copies text into out, cut to len - 1 bytes, and its end; nothing for a
+// null out or a len of 0.
+void write_text(char *out, size_t len, const std::string &text)
+{
+    if (out && len > 0) {
+        const size_t used = std::min(text.size(), len - 1);
+        std::memcpy(out, text.data(), used);
+        out[used] = '\0';
+    }
+}
+
+// The fallback for a reason, when the core could not do better.
+void fall_back(hier_decision_t *out, const char *why)
+{
+    out->schedule = nullptr;
+    out->chosen = HIER_ALG_FALLBACK;
+    out->trial_call = -1;
+    out->reason = HIER_REASON_FALLBACK;
+    out->phrase = why;
+}
+
+} // namespace
 
 extern "C" {
 
@@ -124,31 +147,41 @@ void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, 
     try {
         comm->communicator->decide(op, requested, root, block_bytes, unsupported, nonblocking != 0, verbose, out);
     } catch (...) {  // no C++ exception may reach the C glue
-        out->schedule = nullptr;
-        out->chosen = HIER_ALG_FALLBACK;
-        out->settled = 0;
-        write_text(out->reason, verbose >= 1 ? sizeof(out->reason) : 0, "out of memory deciding");
+        fall_back(out, "out of memory deciding");
     }
 }
 
-int hier_size_class(size_t block_bytes)
+void hier_comm_explain(const hier_comm_t *comm, hier_op_t op, const hier_decision_t *decision, char *where,
+                       size_t where_len, char *reason, size_t reason_len)
 {
-    return hier::size_class(block_bytes);
+    write_text(where, where_len, "");
+    write_text(reason, reason_len, "");
+    try {
+        std::string where_text, reason_text;
+        comm->communicator->explain(op, *decision, where ? &where_text : nullptr, reason ? &reason_text : nullptr);
+        write_text(where, where_len, where_text);
+        write_text(reason, reason_len, reason_text);
+    } catch (...) {  // the text only: the decision stands
+    }
 }
 
-double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls)
+const char *hier_comm_predictions(const hier_comm_t *comm)
 {
-    return comm->communicator->trial_seconds(op, block_bytes, calls);
+    return comm->communicator->predictions().c_str();
+}
+
+int hier_comm_trial_record(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int trial_call, double seconds)
+{
+    return comm->communicator->trial_record(op, block_bytes, trial_call, seconds) ? 1 : 0;
 }
 
 int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, hier_decision_t *out)
 {
     try {
-        return comm->communicator->trial_conclude(op, block_bytes, out) ? 1 : 0;
+        return comm->communicator->trial_conclude(op, block_bytes, out);
     } catch (...) {  // no C++ exception may reach the C glue
-        out->chosen = HIER_ALG_FALLBACK;
-        write_text(out->reason, sizeof(out->reason), "out of memory concluding the measurement");
-        return 1;
+        fall_back(out, "out of memory concluding the measurement");
+        return HIER_TRIAL_CONCLUDED;
     }
 }
 

@@ -226,24 +226,24 @@ Communicator::Communicator(Topology topology, const hier_comm_input_t &input, co
     agree_.ctx = input.agree_ctx;
 }
 
-void write_text(char *out, size_t len, const std::string &text)
-{
-    if (out && len > 0) {
-        const size_t used = std::min(text.size(), len - 1);
-        std::memcpy(out, text.data(), used);
-        out[used] = '\0';
-    }
-}
-
 // The answer before anything is decided: no schedule, the communicator's
-// window, no trial, nothing settled, no text.
+// window, no trial.
 void Communicator::reset(hier_decision_t *out) const
 {
-    out->schedule = nullptr;
+    *out = hier_decision_t();
+    out->chosen = HIER_ALG_FALLBACK;
     out->window = window_;
     out->trial_call = -1;
-    out->settled = 0;
-    out->where[0] = out->reason[0] = out->predictions[0] = '\0';
+    out->reason = HIER_REASON_FALLBACK;
+}
+
+// A choice as the decision's id and reason code (the schedule apart).
+void Communicator::set_choice(hier_op_t op, const Choice &choice, hier_decision_t *out) const
+{
+    out->chosen = choice.id;
+    out->phrase = choice.algorithm ? nullptr : choice.reason;
+    out->reason = choice.algorithm ? HIER_REASON_RUNS : choice.unfit ? HIER_REASON_UNFIT : HIER_REASON_FALLBACK;
+    out->unfit = choice.unfit ? pick(op, choice.unfit).id : 0;
 }
 
 void Communicator::apply_message_cost(const double message_cost[2])
@@ -253,22 +253,32 @@ void Communicator::apply_message_cost(const double message_cost[2])
     }
 }
 
-Communicator::Decision &Communicator::decision_for(hier_op_t op, size_t block_bytes)
+Communicator::Key Communicator::key(hier_op_t op, int requested, size_t block_bytes)
 {
-    return decisions_[op][size_t(size_class(block_bytes))];
+    return {int(op), requested, requested == HIER_ALG_AUTO ? size_class(block_bytes) : 0};
 }
 
-// auto's choice for this call: cached per size class; the call that makes
-// it writes what the model compared (predictions not nullptr). While a trial
-// runs, *trial_call is the index of this call in it. A nonblocking call may
-// not communicate: it decides a class by the model alone, on every rank
-// (the same inputs give the same choice), and during a trial it takes the
-// model's choice without joining the trial.
-Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, bool nonblocking, int *trial_call,
-                                 std::string *predictions)
+Communicator::Decision *Communicator::decided(hier_op_t op, size_t block_bytes)
 {
-    Decision &decision = decision_for(op, block_bytes);
-    if (!decision.made) {
+    const auto found = decisions_.find(key(op, HIER_ALG_AUTO, block_bytes));
+    return found == decisions_.end() ? nullptr : &found->second;
+}
+
+// The choice for this call, kept per collective and requested id (and for
+// auto per size class): the call that makes it keeps what the model
+// compared (keep_predictions). While a trial runs, *trial_call is the index
+// of this call in it. A nonblocking call may not communicate: it decides a
+// class by the model alone, on every rank (the same inputs give the same
+// choice), and during a trial it takes the model's choice without joining
+// the trial.
+Choice Communicator::choose(hier_op_t op, int requested, size_t block_bytes, bool nonblocking, int *trial_call,
+                            bool keep_predictions)
+{
+    const auto [found, first] = decisions_.try_emplace(key(op, requested, block_bytes));
+    Decision &decision = found->second;
+    if (first && requested != HIER_ALG_AUTO) {
+        decision.choice = choose_requested(op, requested, topology_);
+    } else if (first) {
         std::vector<TrialRow> measure;
         // The model's work is shared out over the ranks (autoselect.h,
         // ModelShare) when the glue lent an agreement: each rank simulates
@@ -282,12 +292,12 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, bool nonblock
                        agree_.fn(agree_.ctx, values, int(length)) == 0;
             };
         }
-        // Made whatever happens: a class is decided (and its model's work
+        // Kept whatever happens: a class is decided (and its model's work
         // agreed on) once, never again by one rank alone after a failure.
-        decision.made = true;
         try {
             decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_,
-                                          costs_, predictions, nonblocking ? nullptr : &measure, share);
+                                          costs_, keep_predictions ? &predictions_ : nullptr,
+                                          nonblocking ? nullptr : &measure, share);
             if (!measure.empty() && trial_calls_ > 0) {
                 decision.trial.reset(new Trial(std::move(measure), trial_calls_));
             }
@@ -323,22 +333,6 @@ bool Communicator::ruled(hier_op_t op, size_t block_bytes, Choice *choice, int *
     return true;
 }
 
-// Whether every later call of block_bytes' class falls back, as this one
-// did: auto has decided and measures no more, or the requested algorithm
-// does not apply.
-bool Communicator::fallback_settled(hier_op_t op, int requested, size_t block_bytes)
-{
-    if (requested != HIER_ALG_AUTO) {
-        return !choose_requested(op, requested, topology_).algorithm;
-    }
-    // Where the rules cover op, a later call of the class may fall under another rule.
-    if (rules_ && !rules_->ops[op].empty()) {
-        return false;
-    }
-    const Decision &decision = decision_for(op, block_bytes);
-    return decision.made && !decision.trial && !decision.choice.algorithm;
-}
-
 const hier_schedule *Communicator::schedule_of(hier_op_t op, const Choice &choice, int root)
 {
     auto &cached = cache_[{int(op), choice.id, root}];
@@ -368,16 +362,44 @@ void Communicator::describe(hier_op_t op, int window, std::string *reason) const
 }
 
 // "size 10, 4 nodes", "size 9, 9 nodes, 2 clusters", "size 16, 1 nodes, torus 4x4"
-void Communicator::where(hier_decision_t *out) const
+std::string Communicator::where() const
 {
     const int clusters = topology_.cluster_count();
-    std::snprintf(out->where, sizeof(out->where),
-                  clusters > 1 ? "size %d, %d nodes, %d clusters" : "size %d, %d nodes", topology_.size(),
-                  topology_.node_count(), clusters);
+    std::string text = "size " + std::to_string(topology_.size()) + ", " + std::to_string(topology_.node_count()) +
+                       " nodes";
+    if (clusters > 1) {
+        text += ", " + std::to_string(clusters) + " clusters";
+    }
     if (topology_.torus()) {
-        const size_t used = std::strlen(out->where);
-        std::snprintf(out->where + used, sizeof(out->where) - used, ", torus %s",
-                      topology_.torus()->describe().c_str());
+        text += ", torus " + topology_.torus()->describe();
+    }
+    return text;
+}
+
+void Communicator::explain(hier_op_t op, const hier_decision_t &decision, std::string *where_text,
+                           std::string *reason) const
+{
+    if (where_text) {
+        *where_text = where();
+    }
+    if (!reason) {
+        return;
+    }
+    const char *phrase = decision.phrase ? decision.phrase : "";
+    switch (decision.reason) {
+    case HIER_REASON_FALLBACK: *reason = phrase; return;
+    case HIER_REASON_UNFIT:
+        *reason = std::string(algorithm_id_name(op, decision.unfit)) + " does not apply: " + phrase;
+        return;
+    case HIER_REASON_RUNS:
+    case HIER_REASON_RULE: {
+        const Algorithm *algorithm = algorithm_by_id(op, decision.chosen);
+        const char *detail = algorithm && algorithm->detail ? algorithm->detail(topology_) : "";
+        const bool by_rule = decision.reason == HIER_REASON_RULE;
+        *reason = std::string(by_rule ? kByRule : "") + (by_rule && *detail ? "; " : "") + detail;
+        describe(op, decision.window, reason);
+        return;
+    }
     }
 }
 
@@ -385,105 +407,66 @@ void Communicator::decide(hier_op_t op, int requested, int root, size_t block_by
                           bool nonblocking, int verbose, hier_decision_t *out)
 {
     reset(out);
+    predictions_.clear();
     if (unsupported) {
-        say_where(verbose, out);
-        out->chosen = HIER_ALG_FALLBACK;
-        write_text(out->reason, sizeof(out->reason), unsupported);
+        out->phrase = unsupported;
         return;
     }
-    std::string predictions, reason;
     Choice choice;
     bool by_rule = false;
     try {
         by_rule = requested == HIER_ALG_AUTO && ruled(op, block_bytes, &choice, &out->window);
         if (!by_rule) {
-            choice = requested == HIER_ALG_AUTO
-                         ? decide_auto(op, block_bytes, nonblocking, &out->trial_call,
-                                       verbose >= 2 ? &predictions : nullptr)
-                         : choose_requested(op, requested, topology_);
+            choice = choose(op, requested, block_bytes, nonblocking, &out->trial_call, verbose >= 2);
         }
     } catch (...) {
         choice = fallback("out of memory deciding");
     }
-    write_text(out->predictions, sizeof(out->predictions), predictions);
-    say_where(verbose, out);
-    out->chosen = choice.id;
+    set_choice(op, choice, out);
     if (!choice.algorithm) {
-        if (verbose >= 1) {
-            try {
-                reason = choice.unfit ? std::string(choice.unfit->name) + " does not apply: " + choice.reason
-                                      : std::string(choice.reason);
-            } catch (...) {  // the text only: the decision stands
-                reason.clear();
-            }
-            write_text(out->reason, sizeof(out->reason), reason);
-        }
-        out->settled = out->trial_call < 0 && fallback_settled(op, requested, block_bytes);
         return;
     }
     try {
         out->schedule = schedule_of(op, choice, root);
     } catch (...) {
-        out->chosen = HIER_ALG_FALLBACK;
-        write_text(out->reason, sizeof(out->reason), "out of memory building the schedule");
+        set_choice(op, fallback("out of memory building the schedule"), out);
         return;
     }
-    if (verbose >= 1) {
-        try {
-            const char *detail = choice.algorithm->detail ? choice.algorithm->detail(topology_) : "";
-            reason = std::string(by_rule ? kByRule : "") + (by_rule && *detail ? "; " : "") + detail;
-            describe(op, out->window, &reason);
-        } catch (...) {  // the text only: the schedule stands
-            reason.clear();
-        }
-        write_text(out->reason, sizeof(out->reason), reason);
-    }
+    out->reason = by_rule ? HIER_REASON_RULE : HIER_REASON_RUNS;
 }
 
-// where() for the verbose line, when verbose asks; a failure to build the
-// text leaves it empty and changes nothing else.
-void Communicator::say_where(int verbose, hier_decision_t *out) const
+bool Communicator::trial_record(hier_op_t op, size_t block_bytes, int trial_call, double seconds)
 {
-    if (verbose >= 1) {
-        try {
-            where(out);
-        } catch (...) {
-            out->where[0] = '\0';
-        }
-    }
+    Decision *decision = decided(op, block_bytes);
+    return decision && decision->trial && decision->trial->record(trial_call, seconds);
 }
 
-double *Communicator::trial_seconds(hier_op_t op, size_t block_bytes, int *calls)
+int Communicator::trial_conclude(hier_op_t op, size_t block_bytes, hier_decision_t *out)
 {
-    Trial &trial = *decision_for(op, block_bytes).trial;
-    *calls = trial.calls();
-    return trial.seconds().data();
-}
-
-bool Communicator::trial_conclude(hier_op_t op, size_t block_bytes, hier_decision_t *out)
-{
-    Decision &decision = decision_for(op, block_bytes);
-    std::string line;
+    Decision *found = decided(op, block_bytes);
+    int outcome = HIER_TRIAL_CONCLUDED;
     reset(out);
+    predictions_.clear();
+    if (!found || !found->trial) {  // no trial runs: the class's choice stands
+        set_choice(op, found ? found->choice : fallback("no trial runs for this size class"), out);
+        return outcome;
+    }
+    Decision &decision = *found;
     try {
-        if (decision.trial->extend(&line)) {
-            write_text(out->predictions, sizeof(out->predictions), line);
-            return false;
+        if (!decision.trial->agree_times(agree_.fn, agree_.ctx)) {
+            decision.choice = fallback("the ranks could not agree on the trial's times");
+            outcome = HIER_TRIAL_UNAGREED;
+        } else if (decision.trial->extend(&predictions_)) {
+            return HIER_TRIAL_EXTENDED;
+        } else {
+            decision.choice = decision.trial->conclude(&predictions_);
         }
-        decision.choice = decision.trial->conclude(&line);
     } catch (...) {
         decision.choice = fallback("out of memory concluding the measurement");
     }
     decision.trial.reset();
-    out->chosen = decision.choice.id;
-    std::string reason = decision.choice.reason ? decision.choice.reason : "";
-    if (decision.choice.algorithm) {
-        describe(op, window_, &reason);
-    }
-    where(out);
-    write_text(out->reason, sizeof(out->reason), reason);
-    write_text(out->predictions, sizeof(out->predictions), line);
-    return true;
+    set_choice(op, decision.choice, out);
+    return outcome;
 }
 
 } // namespace hier

@@ -11,13 +11,14 @@
 // settings: nodes, clusters, torus, costs), auto's decision per collective
 // and size class with its trial, the schedules built, the rules it agreed
 // on, its window and link costs, and the agreement the glue lends it. It
-// answers one call's question whole (hier_comm_decide): the schedule or the
-// fallback, the algorithm's id, the window, the trial's index, whether the
-// fallback is settled, and the verbose texts only when they are asked for.
+// answers one call's question whole (hier_comm_decide) with a small value:
+// the schedule or the fallback, the algorithm's id, the window, the trial's
+// index and a reason code; its text is rendered only where it is printed
+// (explain). It owns auto's trials: record says when to agree, and
+// conclude agrees and decides.
 #ifndef HIER_COMMUNICATOR_H
 #define HIER_COMMUNICATOR_H
 
-#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,11 +48,6 @@ struct AgreeMax {
     void *ctx = nullptr;
 };
 
-// Copies text into out, cut to len - 1 bytes, and its end (only those: it
-// runs at every call, and strncpy would write all len); nothing for a null
-// out or a len of 0.
-void write_text(char *out, size_t len, const std::string &text);
-
 class Communicator {
 public:
     // Why a communicator could not be made: the line (naming the parameter
@@ -77,16 +73,23 @@ public:
     // One call's answer (hier_comm_decide).
     void decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported,
                 bool nonblocking, int verbose, hier_decision_t *out);
+    // The verbose texts of a decision (hier_comm_explain); either may be
+    // nullptr.
+    void explain(hier_op_t op, const hier_decision_t &decision, std::string *where, std::string *reason) const;
+    // What the model compared at the last decision that decided a class at
+    // verbose 2, or the last trial's line; empty otherwise.
+    const std::string &predictions() const { return predictions_; }
 
-    // The running trial of block_bytes' class: its seconds, *calls of them.
-    double *trial_seconds(hier_op_t op, size_t block_bytes, int *calls);
-    // After the trial's last call so far: false (another round; its line in
-    // out->predictions) or true with the class's choice in *out.
-    bool trial_conclude(hier_op_t op, size_t block_bytes, hier_decision_t *out);
+    // A trial's call took seconds here: true when the ranks must now
+    // conclude (the trial's last call so far).
+    bool trial_record(hier_op_t op, size_t block_bytes, int trial_call, double seconds);
+    // Collective: agrees on the trial's times and decides (the
+    // HIER_TRIAL_* of hier_core.h); the class's choice in *out once
+    // concluded.
+    int trial_conclude(hier_op_t op, size_t block_bytes, hier_decision_t *out);
 
 private:
     struct Decision {
-        bool made = false;
         Choice choice;
         std::unique_ptr<Trial> trial;
         int next_call = 0;
@@ -94,16 +97,18 @@ private:
 
     Communicator(Topology topology, const hier_comm_input_t &input, const Settings &settings, LinkCostSpec costs);
 
-    Decision &decision_for(hier_op_t op, size_t block_bytes);
-    Choice decide_auto(hier_op_t op, size_t block_bytes, bool nonblocking, int *trial_call,
-                       std::string *predictions);
+    // A decision's collective, requested id and size class (0 but for auto).
+    using Key = std::tuple<int, int, int>;
+    static Key key(hier_op_t op, int requested, size_t block_bytes);
+    Decision *decided(hier_op_t op, size_t block_bytes);
+    Choice choose(hier_op_t op, int requested, size_t block_bytes, bool nonblocking, int *trial_call,
+                  bool keep_predictions);
     bool ruled(hier_op_t op, size_t block_bytes, Choice *choice, int *window) const;
-    bool fallback_settled(hier_op_t op, int requested, size_t block_bytes);
     const hier_schedule *schedule_of(hier_op_t op, const Choice &choice, int root);
     void describe(hier_op_t op, int window, std::string *reason) const;
-    void where(hier_decision_t *out) const;
-    void say_where(int verbose, hier_decision_t *out) const;
+    std::string where() const;
     void reset(hier_decision_t *out) const;
+    void set_choice(hier_op_t op, const Choice &choice, hier_decision_t *out) const;
 
     Topology topology_;
     int rank_;
@@ -116,11 +121,12 @@ private:
     // Schedules depend on the topology, the algorithm and the root only, so
     // each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache_;
-    // auto's decision per collective and size class, made at the first call
-    // of the class: later calls look it up and allocate nothing. While a
-    // trial runs (the model could not tell), each call takes the trial's
-    // next contender; the glue concludes after the last.
-    std::array<std::array<Decision, kSizeClasses>, HIER_OP_COUNT> decisions_{};
+    // The decision per collective and requested id, and for auto per size
+    // class (key()), made at the first call, for the ones used only: later
+    // calls look it up and allocate nothing. While a trial runs (the model
+    // could not tell), each call takes the trial's next contender.
+    std::map<Key, Decision> decisions_;
+    std::string predictions_;
 };
 
 } // namespace hier

@@ -216,10 +216,10 @@ typedef struct hier_comm_input {
     int window;
     /* Every rank read the same rules file (the glue agreed): use it. */
     int rules_agreed;
-    /* The agreement the glue lends the communicator: values[i] becomes
-     * their maximum over its ranks (one MPI_Allreduce, MAX, through the
-     * previous module: never hier's own). Returns 0 or an error code.
-     * Collective. NULL: none. */
+    /* The agreement the glue lends the communicator (auto's shared model,
+     * a trial's times): values[i] becomes their maximum over its ranks (one
+     * MPI_Allreduce, MAX, through the previous module: never hier's own).
+     * Returns 0 or an error code. Collective. NULL: none. */
     int (*agree_max)(void *ctx, double *values, int count);
     void *agree_ctx;
 } hier_comm_input_t;
@@ -262,66 +262,73 @@ int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
  * before the communicator's first hier_comm_decide. */
 void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2]);
 
-/* The answer to one call (hier_comm_decide). */
-#define HIER_WHERE_MAX 192
-#define HIER_REASON_MAX 512
-#define HIER_PREDICTIONS_MAX 1024
+/* Why a decision is what it is. Its text is rendered only where it is
+ * printed (hier_comm_explain). */
+typedef enum {
+    HIER_REASON_RUNS = 0,   /* the algorithm runs */
+    HIER_REASON_RULE,       /* it runs as a rule of coll_hier_dynamic_rules names it */
+    HIER_REASON_FALLBACK,   /* the fallback runs, for `phrase` */
+    HIER_REASON_UNFIT       /* the requested algorithm `unfit` does not apply, for `phrase` */
+} hier_reason_t;
+
+/* The answer to one call (hier_comm_decide): a small value. */
 typedef struct hier_decision {
     const hier_schedule_t *schedule;  /* the cached schedule to run; NULL: the fallback */
     int chosen;      /* its algorithm id; HIER_ALG_FALLBACK without a schedule */
     int window;      /* rounds in flight: the communicator's, or a rule's */
     int trial_call;  /* this call's index in auto's trial, or -1 */
-    /* 1: every later call of this size class falls back as this one does
-     * (auto decided and measures no more, or the requested algorithm does
-     * not apply): the glue may send them to the fallback without asking
-     * (not at verbose 2, where each call may print a changed line). */
-    int settled;
-    /* verbose >= 1: the communicator, "size 10, 4 nodes, 2 clusters, torus
-     * 4x4"; and why it falls back (one phrase), or what the algorithm tells
-     * about itself with the window and backbone pieces ("" if nothing) */
-    char where[HIER_WHERE_MAX];
-    char reason[HIER_REASON_MAX];
-    /* verbose >= 2: what auto's model compared, at the call that decided
-     * its size class; "" otherwise */
-    char predictions[HIER_PREDICTIONS_MAX];
+    hier_reason_t reason;
+    int unfit;       /* HIER_REASON_UNFIT: the id that does not apply */
+    /* the fallback's reason: a constant, or the caller's unsupported, or
+     * text comm keeps until its next decision; NULL when an algorithm runs */
+    const char *phrase;
 } hier_decision_t;
 
 /* Chooses the algorithm for one call. requested is an id of the registry
  * (auto, fallback or an algorithm); unsupported is NULL, or why hier
  * cannot take this call whatever the algorithm (a non-commutative
- * operation), which makes it fall back, unsettled. verbose: the
- * component's, which says which texts to write. The same arguments give the same answer
- * on every rank of the communicator.
+ * operation), which makes it fall back. The same arguments give the same
+ * answer on every rank of the communicator.
  * For auto, a rule of coll_hier_dynamic_rules that covers the call (its
  * communicator's size and the call's message size, as Open MPI's tuned
  * measures it: block_bytes times the size for alltoall, allgather, scatter
  * and gather, block_bytes for allreduce, 0 for alltoallv and barrier) and
  * names an algorithm decides it; otherwise auto decides once per size class
- * (block bytes in [2^k, 2^(k+1))) with the time model.
+ * (block bytes in [2^k, 2^(k+1))) with the time model, and keeps the
+ * decision for the classes used only.
  * Where the model cannot tell, auto measures: the first calls of the class
- * are a trial, and out->trial_call is this call's index in it. The glue
- * then times the call, stores its seconds at that index of
- * hier_comm_trial_seconds, and after the last call of the trial (index
- * calls - 1) reduces them to their maximum over the ranks and calls
- * hier_comm_trial_conclude, which may extend the trial.
+ * are a trial, and out->trial_call is this call's index in it (see
+ * hier_comm_trial_record).
  * nonblocking != 0: the call (a nonblocking or persistent collective's
  * start) may not communicate: auto decides a class no call has decided by
  * the model alone, never shares its work out nor measures, and a class
- * being measured takes the model's choice. */
+ * being measured takes the model's choice.
+ * verbose >= 2: what auto's model compared, at the call that decides a
+ * class, is kept for hier_comm_predictions. */
 void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
                       const char *unsupported, int nonblocking, int verbose, hier_decision_t *out);
-/* block_bytes' size class (k for [2^k, 2^(k+1)), 0 for 0 and 1 byte), one
- * of 64: what auto decides per. */
-int hier_size_class(size_t block_bytes);
-/* The seconds of each call of the trial running for block_bytes' size
- * class: an array of *calls, owned by comm. */
-double *hier_comm_trial_seconds(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int *calls);
-/* After the trial's last call so far: returns 0 when the trial takes another
- * round of calls (its ratios cannot tell the rows from Open MPI's yet;
- * *calls of hier_comm_trial_seconds grows, the times so far kept), with
- * the line saying why in out->predictions; else 1, and ends the trial: the
- * class's choice from the seconds in out (chosen, where, reason, and the
- * line saying what was measured in predictions). */
+/* The texts of a decision of comm for op, for the verbose line: where, the
+ * communicator ("size 10, 4 nodes, 2 clusters, torus 4x4"); reason, why it
+ * falls back, or what the algorithm tells about itself with the window and
+ * backbone pieces ("" if nothing). Either may be NULL. */
+void hier_comm_explain(const hier_comm_t *comm, hier_op_t op, const hier_decision_t *decision, char *where,
+                       size_t where_len, char *reason, size_t reason_len);
+/* What auto's model compared at comm's last decision that decided a class
+ * at verbose 2, or what its last trial measured; "" otherwise. Valid until
+ * comm's next decision. */
+const char *hier_comm_predictions(const hier_comm_t *comm);
+/* A trial's call (index trial_call of hier_comm_decide) took seconds on this
+ * rank. Returns 1 when it was the last call of the trial so far: every rank
+ * then calls hier_comm_trial_conclude; else 0. */
+int hier_comm_trial_record(hier_comm_t *comm, hier_op_t op, size_t block_bytes, int trial_call, double seconds);
+/* Collective: agrees on the calls' times (their maximum over the ranks,
+ * through the communicator's agree_max) and decides. Returns
+ * HIER_TRIAL_EXTENDED when the trial takes another round of calls (its
+ * ratios cannot tell the rows from Open MPI's yet; hier_comm_predictions
+ * says why), HIER_TRIAL_CONCLUDED with the class's choice in out
+ * (hier_comm_predictions: what was measured), or HIER_TRIAL_UNAGREED when
+ * the agreement failed (the class then falls back, in out). */
+enum { HIER_TRIAL_UNAGREED = -1, HIER_TRIAL_EXTENDED = 0, HIER_TRIAL_CONCLUDED = 1 };
 int hier_comm_trial_conclude(hier_comm_t *comm, hier_op_t op, size_t block_bytes, hier_decision_t *out);
 
 /* Blocks of TMP the schedule needs (the glue allocates them). */
