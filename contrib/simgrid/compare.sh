@@ -25,6 +25,8 @@
 #                                        detached send in one list: O(n^2) wall time)
 #   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
 #                                        links as the platform says (no SMPI correction)
+#   --cfg=maxmin/precision:1e-6          SimGrid's solver aborts at the default 1e-5 with
+#                                        many flows on a link (1e-9 crashes it)
 # A selector's variant runs MPI's own collective (-a mpi) with
 # --cfg=smpi/COLLECTIVE:SELECTOR; hier's runs auto with --cfg=smpi/COLLECTIVE:ompi,
 # so that where auto keeps Open MPI's, tuned's algorithm (SMPI's port) runs, as in
@@ -76,7 +78,8 @@ done >"$hostfile"
 ranks=$(awk -F: '{n += $2} END {print n}' "$hostfile")
 
 common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no --cfg=smpi/send-is-detached-thresh:0
-        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
+        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=maxmin/precision:1e-6
+        --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
 hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 [ -n "$cluster_map" ] && hier_args+=(-C "$cluster_map")
 [ -n "$link_costs" ] && hier_args+=(-L "$link_costs")

@@ -560,7 +560,8 @@ int main(int argc, char **argv)
             chosen = d.chosen;
             window = d.window;
             hier_comm_explain(comm, op, &d, nullptr, 0, reason_text, sizeof reason_text);
-            predictions = hier_comm_predictions(comm);
+            const char *said = hier_comm_predictions(comm);   // NULL when none is kept
+            predictions = said ? said : "";
         }
         sh.wall[2] += wall_now() - w0;
         std::vector<unsigned char> tmp(schedule ? std::max<size_t>(hier_schedule_tmp_blocks(schedule) * b, 1) : 1);
