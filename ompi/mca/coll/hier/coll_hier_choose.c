@@ -12,7 +12,8 @@
  * schedule or falls back, with what window, as which call of a trial, and
  * whether its size class now falls back for good; and rank 0 prints the
  * verbose line of the decision. A nonblocking or persistent call asks
- * without communicating: it never gathers the topology nor joins a trial.
+ * without waiting for the other ranks: the first one starts gathering the
+ * topology (coll_hier_topology.c) and falls back; it never joins a trial.
  */
 #include "coll_hier.h"
 
@@ -32,6 +33,13 @@ static bool hier_will_report(const mca_coll_hier_module_t *module, struct ompi_c
            (verbose >= 2 || '\0' == module->last_line[form][op][0]);
 }
 
+/* A call's name in verbose lines: alltoall, ialltoall, alltoall_init. */
+static void hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, size_t len)
+{
+    snprintf(name, len, "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
+             MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
+}
+
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
                           mca_coll_hier_form_t form, const hier_decision_t *decision)
 {
@@ -45,8 +53,7 @@ void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicat
         return;
     }
     /* alltoall, ialltoall, alltoall_init */
-    snprintf(name, sizeof(name), "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
-             MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
+    hier_call_name(op, form, name, sizeof(name));
     if (c->verbose >= 2 && '\0' != decision->predictions[0]) {
         opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
                             decision->predictions);
@@ -140,21 +147,24 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
                                                         const char *unsupported, int *window)
 {
     hier_decision_t decision;
+    char name[32];
+    bool takes_over;
 
     *window = module->window;
+    hier_call_name(op, form, name, sizeof(name));
+    takes_over = mca_coll_hier_gather_topology_nonblocking(module, comm, name);
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
-        /* Gathering is collective, and starting a nonblocking collective
-         * must not wait for the other ranks. */
-        hier_cannot(comm,
-                    MCA_COLL_HIER_TOPOLOGY_FAILED == module->topology_state
-                        ? module->topology_error
-                        : "the communicator's topology is gathered at its first blocking collective",
-                    &decision);
+        hier_cannot(comm, module->topology_error, &decision);
     } else {
         const int say = hier_will_report(module, comm, op, form) ? mca_coll_hier_component.verbose : 0;
         hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 1, say,
                          &decision);
         *window = decision.window;
+        /* Said whatever the verbose line of this form said before. */
+        if (takes_over && 0 == ompi_comm_rank(comm)) {
+            opal_output_verbose(1, mca_coll_hier_component.output, "coll:hier: takes over %s on %s from this call: %s",
+                                name, comm->c_name, hier_algorithm_name(op, decision.chosen));
+        }
     }
     mca_coll_hier_report(module, comm, op, form, &decision);
     return decision.schedule;

@@ -41,6 +41,9 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->topology = NULL;
     module->topology_error = NULL;
     module->comm = NULL;
+    memset(&module->gathering, 0, sizeof(module->gathering));
+    module->job_nodes = NULL;
+    module->topology_probed = false;
     memset(module->settled_fallback, 0, sizeof(module->settled_fallback));
     memset(module->last_line, 0, sizeof(module->last_line));
     memset(&module->work, 0, sizeof(module->work));
@@ -51,6 +54,7 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)
 {
+    mca_coll_hier_gathering_release(module);
     hier_release_previous(module);
     if (NULL != module->topology) {
         hier_comm_destroy(module->topology);

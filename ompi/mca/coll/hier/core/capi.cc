@@ -113,9 +113,9 @@ int hier_comm_cluster_of(const hier_comm_t *comm, int rank)
     return comm->communicator->topology().cluster_of(rank);
 }
 
-void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2])
+int hier_comm_node_leader(const hier_comm_t *comm, int node)
 {
-    comm->communicator->apply_message_cost(message_cost);
+    return comm->communicator->topology().members(node).front();
 }
 
 void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,

@@ -224,6 +224,12 @@ Communicator::Communicator(Topology topology, const hier_comm_input_t &input, co
 {
     agree_.fn = input.agree_max;
     agree_.ctx = input.agree_ctx;
+    probe_links_.fn = input.probe_links;
+    probe_links_.ctx = input.probe_ctx;
+    probe_links_.latency_known = input.node_latency != nullptr;
+    probe_links_.pending =
+        costs_.probe && (settings.probes(HIER_ALG_AUTO, topology_.size(), topology_.node_count() > 1) &
+                         HIER_PROBE_MESSAGES) != 0;
 }
 
 void write_text(char *out, size_t len, const std::string &text)
@@ -246,11 +252,29 @@ void Communicator::reset(hier_decision_t *out) const
     out->where[0] = out->reason[0] = out->predictions[0] = '\0';
 }
 
-void Communicator::apply_message_cost(const double message_cost[2])
+// The costs auto weighs op with: for a blocking alltoall, the probed
+// classes measured first (once, on every rank alike: a failed probe leaves
+// them unknown, and auto weighs their corners).
+const LinkCostSpec &Communicator::link_costs_for(hier_op_t op, bool nonblocking)
 {
-    if (costs_.probe) {
+    if (op != HIER_OP_ALLTOALL || nonblocking || !probe_links_.pending || !probe_links_.fn) {
+        return costs_;
+    }
+    probe_links_.pending = false;
+    const auto n = size_t(topology_.node_count());
+    std::vector<double> latency(probe_links_.latency_known ? 0 : n * n);
+    double message_cost[2] = {-1, -1};
+    if (probe_links_.fn(probe_links_.ctx, latency.empty() ? nullptr : latency.data(), message_cost) == 0) {
+        if (!latency.empty()) {
+            std::vector<int> cluster_of_node(n);
+            for (size_t node = 0; node < n; ++node) {
+                cluster_of_node[node] = topology_.cluster_of(topology_.members(int(node)).front());
+            }
+            apply_probe(&costs_, latency, cluster_of_node, node_hops(topology_));
+        }
         apply_message_probe(&costs_, message_cost);
     }
+    return costs_;
 }
 
 Communicator::Decision &Communicator::decision_for(hier_op_t op, size_t block_bytes)
@@ -287,7 +311,7 @@ Choice Communicator::decide_auto(hier_op_t op, size_t block_bytes, bool nonblock
         decision.made = true;
         try {
             decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_,
-                                          costs_, predictions, nonblocking ? nullptr : &measure, share);
+                                          link_costs_for(op, nonblocking), predictions, nonblocking ? nullptr : &measure, share);
             if (!measure.empty() && trial_calls_ > 0) {
                 decision.trial.reset(new Trial(std::move(measure), trial_calls_));
             }
