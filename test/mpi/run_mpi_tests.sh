@@ -906,6 +906,36 @@ else
             check_verbose "$name: verbose alltoall_init" "$map" alltoall_init "$want" "$nclusters"
         fi
     done
+    # The same layouts where ialltoall runs a row of hier's, on a new
+    # communicator that only ever calls MPI_Ialltoall (four, each waited):
+    # its first call starts gathering the topology and runs on Open MPI's
+    # own, and hier's row takes over from the second, said in one line.
+    for case in "${NBC_RUNS[@]}"; do
+        IFS='|' read -r map clusters algs want <<<"$case"
+        [[ $want == fallback ]] && continue
+        p=$(map_size "$map")
+        cluster_args=()
+        [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
+        key="nbc_check $p ialltoall-only"
+        if [[ -z ${reference_checksum[$key]:-} ]]; then
+            name="nbc_check --only-ialltoall 4: map=$map p=$p, Open MPI's own"
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                --mca coll_hier_alltoall_algorithm fallback -- "$nbc_checker" --only-ialltoall 4
+            check_result "$name: results"
+            reference_checksum[$key]=$(log_checksum)
+        fi
+        name="nbc_check --only-ialltoall 4: map=$map${clusters:+ clusters=$clusters} p=$p alltoall=$want"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+            --mca coll_hier_alltoall_algorithm "$want" --mca coll_hier_verbose 1 -- "$nbc_checker" --only-ialltoall 4
+        check_result "$name: results"
+        check_checksum "$name: checksum" "$key"
+        if ((!plain)); then
+            taking=$(grep -c "^coll:hier: takes over ialltoall on nbc_check ialltoall-only from this call: $want\$" \
+                "$log.err" "$log.out" | awk -F: '{s += $NF} END {print s}')
+            if ((taking == 1)); then pass "$name: hier takes over ($want)"
+            else fail "$name: hier takes over" "expected one line 'takes over ialltoall ... : $want', got $taking" "$log"; fi
+        fi
+    done
     comms_in_use=world,dup,parity,reversed
 fi
 echo "run_mpi_tests.sh: nbc_check: $((run_no - nbc_runs)) runs in $((SECONDS - nbc_start)) s"
