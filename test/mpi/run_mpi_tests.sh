@@ -1067,22 +1067,26 @@ fi
 
 # The probes of coll_hier_link_costs=probe (the default) run where auto's
 # time model decides the alltoall, and only there: not for an algorithm
-# given by name, not on one node. "p|node map|extra MCA|probes expected"
-# (where expected, on 4,3,2,1: 9 ranks have partners on their node, 10 on
-# others).
+# given by name, not on one node, not in a job that calls no alltoall (the
+# communicator asks for them at its first alltoall under auto). "p|node
+# map|extra MCA|probes expected[|collective of coll_check instead of
+# alltoall_check]" (where expected, on 4,3,2,1: 9 ranks have partners on
+# their node, 10 on others).
 readonly PROBE_CASES=(
     "10|4,3,2,1||yes"
     "10|4,3,2,1|coll_hier_alltoall_algorithm=factor|no"
     "3|3||no"
+    "10|4,3,2,1||no|allreduce"
 )
 for case in "${PROBE_CASES[@]}"; do
     ((plain)) && break
-    IFS='|' read -r p map extra expected <<<"$case"
-    extra_args=()
+    IFS='|' read -r p map extra expected op <<<"$case"
+    extra_args=() checker=("$alltoall_checker" --quick)
     [[ -n $extra ]] && extra_args=(--mca "${extra%%=*}" "${extra#*=}")
-    name="link costs probe: map=$map${extra:+ $extra}"
+    [[ -n $op ]] && checker=("$coll_checker" --op "$op" --quick)
+    name="link costs probe: map=$map${extra:+ $extra}${op:+ $op only}"
     run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_verbose 1 \
-        --mca coll_hier_link_costs probe "${extra_args[@]}" -- "$alltoall_checker" --quick
+        --mca coll_hier_link_costs probe "${extra_args[@]}" -- "${checker[@]}"
     check_result "$name: results"
     latency=$(grep -c -F "coll:hier: probed latency among $(map_nodes "$map") nodes of MPI_COMM_WORLD in " \
               "$log.err" || true)

@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "capi_helpers.h"
 #include "hier_core.h"
@@ -43,9 +44,11 @@ struct FakeProbes {
     }
 };
 
-hier_comm_t *create_with_probes(const int *node_of_rank, int size, const char *link_costs, FakeProbes *probes)
+hier_comm_t *create_with_probes(const int *node_of_rank, int size, const char *link_costs, FakeProbes *probes,
+                                const int *cluster_of_rank = nullptr)
 {
     hier_comm_input_t input{};
+    input.cluster_of_rank = cluster_of_rank;
     input.settings = hier_test::settings([&](hier_settings_input_t &in) { in.link_costs = link_costs; });
     input.size = size;
     input.rank = 0;
@@ -126,4 +129,26 @@ TEST(Gathering, NoProbeWhereTheLinkCostsDoNotAskForIt)
     hier_test::decide(comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, -1, 8);
     hier_comm_destroy(comm);
     EXPECT_EQ(probes.runs, 0);
+}
+
+TEST(Gathering, MessageProbePartnersAreNamedByTheCore)
+{
+    const int node_of_rank[] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
+    const int cluster_of_rank[] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1};
+    FakeProbes probes;
+    hier_comm_t *comm = create_with_probes(node_of_rank, 10, "", &probes, cluster_of_rank);
+    ASSERT_NE(comm, nullptr);
+    int partners[16], left_out = -1;
+    // Nearest first, either way round, each once.
+    ASSERT_EQ(hier_comm_probe_partners(comm, 0, 0, 8, partners, &left_out), 3);
+    EXPECT_EQ((std::vector<int>(partners, partners + 3)), (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(left_out, 0);
+    // Other nodes: those of the other cluster (9, 8, 7) are passed over.
+    ASSERT_EQ(hier_comm_probe_partners(comm, 0, 1, 8, partners, &left_out), 3);
+    EXPECT_EQ((std::vector<int>(partners, partners + 3)), (std::vector<int>{4, 6, 5}));
+    EXPECT_EQ(left_out, 3);
+    // The reach bounds the distance.
+    ASSERT_EQ(hier_comm_probe_partners(comm, 0, 1, 3, partners, &left_out), 0);
+    EXPECT_EQ(left_out, 3);
+    hier_comm_destroy(comm);
 }

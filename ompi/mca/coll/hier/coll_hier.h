@@ -341,12 +341,12 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
                                 int *node_count);
 /* coll_hier_probe.c: the time one more small message costs with every rank
  * of comm busy, in seconds, between two ranks of one node (per_message[0])
- * and of two nodes of one cluster (per_message[1], clusters from
- * module->topology, which must exist); -1 for a class no two ranks of comm
- * form. Measured once per job: a later communicator takes what an earlier
- * one measured. Collective over comm, on tag. */
-int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                 const int *node_of_rank, int tag, double per_message[2]);
+ * and of two nodes of one cluster (per_message[1]), with the partners
+ * module->topology names (it must exist); -1 for a class no two ranks of
+ * comm form. Measured once per job: a later communicator takes what an
+ * earlier one measured. Collective over comm, on tag. */
+int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                                 double per_message[2]);
 
 /* coll_hier_<op>.c: the collectives hier replaces */
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,

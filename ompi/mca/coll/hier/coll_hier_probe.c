@@ -36,8 +36,8 @@
  * (sharing the cores, where a node has fewer than ranks), each with many
  * messages in flight. Every rank exchanges one 8-byte message each way with
  * every partner at once, first with its partners on its own node, then
- * with those on other nodes (partners: the ranks at distance up to
- * HIER_PROBE_REACH in rank order); the exchange's time over the messages it
+ * with those on other nodes (partners, as the core names them: the ranks at
+ * distance up to HIER_PROBE_REACH in rank order); the exchange's time over the messages it
  * sent and received is the cost per message (a latency's share included),
  * which the model charges at each end. Partners in another cluster are left
  * out: their exchange would time the backbone's latency, not the messages,
@@ -262,39 +262,6 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
     return OMPI_SUCCESS;
 }
 
-/* The ranks comm's rank exchanges with in the message probe, of one class:
- * those at distance up to HIER_PROBE_REACH in rank order (either way round,
- * so that the relation is symmetric) on its own node (link_class 0) or on
- * another node of its cluster (1). Returns how many, at most
- * 2 * HIER_PROBE_REACH, and in *left_out how many in other clusters it
- * passed over. */
-static int hier_probe_partners(const int *node_of_rank, const hier_comm_t *topology, int size, int rank,
-                               int link_class, int *partners, int *left_out)
-{
-    int seen[2 * HIER_PROBE_REACH], seen_count = 0, count = 0;
-    *left_out = 0;
-    for (int distance = 1; distance <= HIER_PROBE_REACH && distance < size; ++distance) {
-        const int candidates[2] = {(rank + distance) % size, (rank - distance + size) % size};
-        for (int side = 0; side < 2; ++side) {
-            const int peer = candidates[side];
-            bool known = false;
-            for (int i = 0; i < seen_count && !known; ++i) {
-                known = seen[i] == peer;
-            }
-            if (known || (node_of_rank[peer] != node_of_rank[rank]) != (1 == link_class)) {
-                continue;
-            }
-            seen[seen_count++] = peer;
-            if (hier_comm_cluster_of(topology, peer) != hier_comm_cluster_of(topology, rank)) {
-                ++*left_out;
-            } else {
-                partners[count++] = peer;
-            }
-        }
-    }
-    return count;
-}
-
 /* HIER_PROBE_ROUND_TRIPS exchanges of one 8-byte message each way with every
  * partner at once (the first opens the connections and is not counted); the
  * median exchange's time over the messages sent and received. */
@@ -327,10 +294,10 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
     return rc;
 }
 
-int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                 const int *node_of_rank, int tag, double per_message[2])
+int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                                 double per_message[2])
 {
-    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    const int rank = ompi_comm_rank(comm);
     const double start = mca_coll_hier_now();
     /* {sum over ranks with node partners, their count, the same for the
      * network, ranks that left partners in other clusters out, ranks whose
@@ -345,8 +312,8 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
         return OMPI_ERR_NOT_SUPPORTED;
     }
     for (int link_class = 0; link_class < 2; ++link_class) {
-        count[link_class] = hier_probe_partners(node_of_rank, module->topology, size, rank, link_class,
-                                                partners[link_class], &left_out[link_class]);
+        count[link_class] = hier_comm_probe_partners(module->topology, rank, link_class, HIER_PROBE_REACH,
+                                                     partners[link_class], &left_out[link_class]);
         known[link_class] = hier_job_message_cost(link_class);
         known[2 + link_class] = count[link_class] > 0;
     }

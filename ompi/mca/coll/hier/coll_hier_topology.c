@@ -181,7 +181,7 @@ static int hier_probe_links(void *ctx, double *node_latency, double message_cost
         }
     }
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_hier_probe_messages(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, message_cost);
+        rc = mca_coll_hier_probe_messages(module, comm, MCA_COLL_BASE_TAG_BARRIER, message_cost);
     }
     free(nodes);
     return rc;

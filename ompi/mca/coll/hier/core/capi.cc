@@ -118,6 +118,15 @@ int hier_comm_node_leader(const hier_comm_t *comm, int node)
     return comm->communicator->topology().members(node).front();
 }
 
+int hier_comm_probe_partners(const hier_comm_t *comm, int rank, int link_class, int reach, int *partners,
+                             int *left_out)
+{
+    const std::vector<int> found =
+        hier::message_probe_partners(comm->communicator->topology(), rank, link_class, reach, left_out);
+    std::copy(found.begin(), found.end(), partners);
+    return int(found.size());
+}
+
 void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,
                       const char *unsupported, int nonblocking, int verbose, hier_decision_t *out)
 {

@@ -267,6 +267,13 @@ int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
  * hier_comm_node_of numbers them): the node's leader in the probes and the
  * trials' clock. */
 int hier_comm_node_leader(const hier_comm_t *comm, int node);
+/* The ranks rank exchanges with in the message probe, of one link class
+ * (0: on its own node, 1: on another node of its cluster): those up to reach
+ * away in rank order, either way round, into partners (at most 2 * reach);
+ * returns how many, and in *left_out how many of the class it passed over
+ * in other clusters. */
+int hier_comm_probe_partners(const hier_comm_t *comm, int rank, int link_class, int reach, int *partners,
+                             int *left_out);
 /* The same numbering from the gathered nodes alone, before a communicator
  * exists: leaders[n], the lowest rank of node n, nodes numbered in the order
  * of their lowest rank; returns the number of nodes. leaders holds size. */
