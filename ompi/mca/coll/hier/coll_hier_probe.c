@@ -125,7 +125,7 @@ static int hier_probe_pairs(struct ompi_communicator_t *comm, const int *leaders
         out[q] = 0;
     }
     for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
-        int pending = 0, sending = 0;
+        int pending = 0;
         for (int q = 0; q < nodes; ++q) {
             requests[q] = sends[q] = &ompi_request_null.request;
             if (q == me || latency[me * nodes + q] > 0 || OMPI_SUCCESS != rc) {
@@ -139,7 +139,6 @@ static int hier_probe_pairs(struct ompi_communicator_t *comm, const int *leaders
                 sent[q] = mca_coll_hier_now();
                 rc = MCA_PML_CALL(isend(&out[q], 1, MPI_DOUBLE, leaders[q], tag, MCA_PML_BASE_SEND_STANDARD, comm,
                                         &sends[q]));
-                sending += OMPI_SUCCESS == rc;
             }
         }
         for (; pending > 0 && OMPI_SUCCESS == rc; --pending) {
@@ -156,7 +155,6 @@ static int hier_probe_pairs(struct ompi_communicator_t *comm, const int *leaders
                                         &sends[q]));
             }
         }
-        (void) sending;
         const int sent_rc = ompi_request_wait_all(nodes, sends, MPI_STATUSES_IGNORE);
         rc = OMPI_SUCCESS == rc ? sent_rc : rc;
     }
