@@ -32,6 +32,11 @@
  * starts late); the times go to the communicator's rank 0 point-to-point.
  * The blocking allreduce in between is checked too.
  *
+ * --only-ialltoall N runs instead N MPI_Ialltoall in a row, each waited,
+ * on a new communicator (a dup of MPI_COMM_WORLD named "nbc_check
+ * ialltoall-only") that calls no other collective: a component that learns
+ * a communicator at its first blocking collective never takes these.
+ *
  * Output (rank 0 of MPI_COMM_WORLD), as the other checkers':
  *   nbc_check: FAIL ...                 one line per failing check and rank
  *   nbc_check: checksum <16 hex digits>  FNV-1a over all results
@@ -434,20 +439,44 @@ typedef struct {
     int counts[MAX_COUNTS];
     int ncounts;
     int persistent; /* 0: nonblocking slots only */
+    int only_ialltoall; /* > 0: that many MPI_Ialltoall alone on a new communicator */
 } options_t;
+
+/* o->only_ialltoall MPI_Ialltoall in a row, each waited and checked, on a
+ * new communicator that calls nothing else; block sizes from o->counts in
+ * turn. */
+static int run_only_ialltoall(const options_t *o)
+{
+    comm_entry_t only = {"ialltoall-only", MPI_COMM_NULL, 1};
+    tally_t t = TALLY_START;
+    MPI_Comm_dup(MPI_COMM_WORLD, &only.comm);
+    name_comm(only.comm, only.label);
+    for (int call = 0; call < o->only_ialltoall; call++) {
+        slot_t s;
+        make_slot(&s, K_ALLTOALL, &only, 0, o->counts[call % o->ncounts], 0, (uint32_t)(7000 + call));
+        fill_slot(&s, (uint32_t)(9000 + call));
+        int rc = issue(&s);
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(&s.req, MPI_STATUS_IGNORE);
+        check_slot(&s, rc, call, &t);
+        free_slot(&s);
+    }
+    MPI_Comm_free(&only.comm);
+    return exit_with_summary(&t);
+}
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " [--rounds N] [--counts N,N,...] [--quick] [--no-persistent]\n"
+    fprintf(f, "usage: " PROG " [--rounds N] [--counts N,N,...] [--quick] [--no-persistent] [--only-ialltoall N]\n"
                "  --rounds    rounds of starts and completions (default 8)\n"
                "  --counts    elements per block, taken in turn (default 0,1,7,100)\n"
                "  --quick     --rounds 4\n"
-               "  --no-persistent  nonblocking requests only\n");
+               "  --no-persistent  nonblocking requests only\n"
+               "  --only-ialltoall N  instead, N MPI_Ialltoall alone on a new communicator\n");
 }
 
 static int parse_options(int argc, char **argv, options_t *o)
 {
-    *o = (options_t){8, {0, 1, 7, 100}, 4, 1};
+    *o = (options_t){8, {0, 1, 7, 100}, 4, 1, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
@@ -465,6 +494,11 @@ static int parse_options(int argc, char **argv, options_t *o)
             long n = strtol(v, &end, 10);
             if (*end || n < 1 || n > 1000) return -1;
             o->rounds = (int)n;
+        } else if (!strcmp(a, "--only-ialltoall")) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1000) return -1;
+            o->only_ialltoall = (int)n;
         } else if (!strcmp(a, "--counts")) {
             common_options_t co;
             if (parse_counts(v, &co)) return -1;
@@ -493,6 +527,7 @@ int main(int argc, char **argv)
     /* A blocking collective on MPI_COMM_WORLD first (see warm_up_comms):
      * the dup and the split below call collectives on it. */
     MPI_Barrier(MPI_COMM_WORLD);
+    if (o.only_ialltoall > 0) return run_only_ialltoall(&o);
     comm_entry_t comms[MAX_COMMS];
     build_comms(comms, "world,dup,parity");
 

@@ -913,6 +913,36 @@ else
             check_verbose "$name: verbose alltoall_init" "$map" alltoall_init "$want" "$nclusters"
         fi
     done
+    # The same layouts where ialltoall runs a row of hier's, on a new
+    # communicator that only ever calls MPI_Ialltoall (four, each waited):
+    # its first call starts gathering the topology and runs on Open MPI's
+    # own, and hier's row takes over from the second, said in one line.
+    for case in "${NBC_RUNS[@]}"; do
+        IFS='|' read -r map clusters algs want <<<"$case"
+        [[ $want == fallback ]] && continue
+        p=$(map_size "$map")
+        cluster_args=()
+        [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
+        key="nbc_check $p ialltoall-only"
+        if [[ -z ${reference_checksum[$key]:-} ]]; then
+            name="nbc_check --only-ialltoall 4: map=$map p=$p, Open MPI's own"
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                --mca coll_hier_alltoall_algorithm fallback -- "$nbc_checker" --only-ialltoall 4
+            check_result "$name: results"
+            reference_checksum[$key]=$(log_checksum)
+        fi
+        name="nbc_check --only-ialltoall 4: map=$map${clusters:+ clusters=$clusters} p=$p alltoall=$want"
+        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+            --mca coll_hier_alltoall_algorithm "$want" --mca coll_hier_verbose 1 -- "$nbc_checker" --only-ialltoall 4
+        check_result "$name: results"
+        check_checksum "$name: checksum" "$key"
+        if ((!plain)); then
+            taking=$(grep -c "^coll:hier: takes over ialltoall on nbc_check ialltoall-only from this call: $want\$" \
+                "$log.err" "$log.out" | awk -F: '{s += $NF} END {print s}')
+            if ((taking == 1)); then pass "$name: hier takes over ($want)"
+            else fail "$name: hier takes over" "expected one line 'takes over ialltoall ... : $want', got $taking" "$log"; fi
+        fi
+    done
     comms_in_use=world,dup,parity,reversed
 fi
 echo "run_mpi_tests.sh: nbc_check: $((run_no - nbc_runs)) runs in $((SECONDS - nbc_start)) s"
@@ -1044,22 +1074,26 @@ fi
 
 # The probes of coll_hier_link_costs=probe (the default) run where auto's
 # time model decides the alltoall, and only there: not for an algorithm
-# given by name, not on one node. "p|node map|extra MCA|probes expected"
-# (where expected, on 4,3,2,1: 9 ranks have partners on their node, 10 on
-# others).
+# given by name, not on one node, not in a job that calls no alltoall (the
+# communicator asks for them at its first alltoall under auto). "p|node
+# map|extra MCA|probes expected[|collective of coll_check instead of
+# alltoall_check]" (where expected, on 4,3,2,1: 9 ranks have partners on
+# their node, 10 on others).
 readonly PROBE_CASES=(
     "10|4,3,2,1||yes"
     "10|4,3,2,1|coll_hier_alltoall_algorithm=factor|no"
     "3|3||no"
+    "10|4,3,2,1||no|allreduce"
 )
 for case in "${PROBE_CASES[@]}"; do
     ((plain)) && break
-    IFS='|' read -r p map extra expected <<<"$case"
-    extra_args=()
+    IFS='|' read -r p map extra expected op <<<"$case"
+    extra_args=() checker=("$alltoall_checker" --quick)
     [[ -n $extra ]] && extra_args=(--mca "${extra%%=*}" "${extra#*=}")
-    name="link costs probe: map=$map${extra:+ $extra}"
+    [[ -n $op ]] && checker=("$coll_checker" --op "$op" --quick)
+    name="link costs probe: map=$map${extra:+ $extra}${op:+ $op only}"
     run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" --mca coll_hier_verbose 1 \
-        --mca coll_hier_link_costs probe "${extra_args[@]}" -- "$alltoall_checker" --quick
+        --mca coll_hier_link_costs probe "${extra_args[@]}" -- "${checker[@]}"
     check_result "$name: results"
     latency=$(grep -c -F "coll:hier: probed latency among $(map_nodes "$map") nodes of MPI_COMM_WORLD in " \
               "$log.err" || true)

@@ -213,26 +213,6 @@ TEST(CApi, ClusterMapGroupsNodesInOrder)
 
 }
 
-TEST(CApi, TheMessageProbesResultReachesTheModelWhereTheCostsAskForIt)
-{
-    // The glue measures after creating the communicator (the probe needs its
-    // clusters), then hands the result over, before the first selection.
-    const int node_of_rank[] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
-    const double measured[2] = {45e-6, 60e-6};
-    for (const char *costs : {"probe", ""}) {
-        char error[256], reason[128] = "", line[1024] = "";
-        hier_comm_t *comm = create(10, 0, node_of_rank, nullptr, nullptr, error, sizeof error, costs);
-        ASSERT_NE(comm, nullptr) << error;
-        hier_comm_apply_message_cost(comm, measured);
-        int chosen = -1;
-        select(comm, HIER_ALG_AUTO, 8, &chosen, reason, line);
-        const bool probed = std::strstr(line, "probed per message within a node 45us, probed per message "
-                                              "between nodes 60us") != nullptr;
-        EXPECT_EQ(probed, std::string(costs) == "probe") << costs << ": " << line;
-        hier_comm_destroy(comm);
-    }
-}
-
 TEST(CApi, AutoDecidesOncePerSizeClassAndSaysWhatItCompared)
 {
     // 16 + 16 one-process nodes across a wide-area backbone, 96-byte blocks:

@@ -181,6 +181,10 @@ typedef struct mca_coll_hier_trial_clock_t {
     int starts_late;
 } mca_coll_hier_trial_clock_t;
 
+/* What each rank contributes to the one allgather a communicator's topology
+ * is gathered with (coll_hier_topology.c). */
+#define MCA_COLL_HIER_FACTS 4
+
 typedef struct mca_coll_hier_module_t {
     mca_coll_base_module_t super;
 
@@ -204,7 +208,24 @@ typedef struct mca_coll_hier_module_t {
      * at the first call needing it (coll_hier_topology.c). */
     int topology_state;
     hier_comm_t *topology;
-    const char *topology_error;    /* why there is none, when gathering failed */
+    /* why there is none: when gathering failed, or, while it has not
+     * started, why a nonblocking call cannot start it */
+    const char *topology_error;
+    /* The gathering a nonblocking call started (MCA_COLL_HIER_TOPOLOGY_
+     * GATHERING): the previous module's allgather in flight, what it
+     * gathers into, and which call started it, when. */
+    struct {
+        ompi_request_t *request;
+        int64_t mine[MCA_COLL_HIER_FACTS];
+        int64_t *facts;
+        char started_by[32];
+        double start;
+    } gathering;
+    /* Every rank's job-wide node, for the link-cost probes the core may ask
+     * for later (coll_hier_topology.c). */
+    int *job_nodes;
+    /* The topology needed the latency probe (for the verbose line). */
+    bool topology_probed;
 
     /* A hash of the last verbose line rank 0 printed for each form of each
      * collective; 0: none yet. */
@@ -220,7 +241,12 @@ typedef struct mca_coll_hier_module_t {
 OBJ_CLASS_DECLARATION(mca_coll_hier_module_t);
 
 /* module->topology_state */
-enum { MCA_COLL_HIER_TOPOLOGY_UNKNOWN = 0, MCA_COLL_HIER_TOPOLOGY_READY, MCA_COLL_HIER_TOPOLOGY_FAILED };
+enum {
+    MCA_COLL_HIER_TOPOLOGY_UNKNOWN = 0,
+    MCA_COLL_HIER_TOPOLOGY_GATHERING,
+    MCA_COLL_HIER_TOPOLOGY_READY,
+    MCA_COLL_HIER_TOPOLOGY_FAILED
+};
 
 /* coll_hier_module.c: the one agreement every part of the glue uses: values
  * (count of dtype) become their reduction by op over comm's ranks, in place,
@@ -247,6 +273,19 @@ void mca_coll_hier_settings_once(bool in_use);
  * module->topology_state, and module->topology_error on failure.
  * Collective over comm. */
 void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm);
+/* coll_hier_topology.c: the same from a nonblocking or persistent call
+ * (named call, "ialltoall"), which may not wait for the other ranks: the
+ * first such call starts the gathering (the previous module's nonblocking
+ * allgather) and falls back; the next call on comm, of any form, completes
+ * it. Returns true when this call completed it (hier takes over from it).
+ * Where the settings need more than the allgather (host names, a probe, a
+ * cost file's agreement), nothing starts: module->topology_error says so,
+ * and the first blocking collective gathers. */
+bool mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                               const char *call);
+/* coll_hier_topology.c: a gathering still in flight when the module ends
+ * is completed first (every rank started it). */
+void mca_coll_hier_gathering_release(mca_coll_hier_module_t *module);
 
 /* coll_hier_choose.c: the per-call entry of every collective. The schedule
  * to run for one call, or NULL for the fallback. Gathers the topology at
@@ -307,12 +346,12 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
                                 int *node_count);
 /* coll_hier_probe.c: the time one more small message costs with every rank
  * of comm busy, in seconds, between two ranks of one node (per_message[0])
- * and of two nodes of one cluster (per_message[1], clusters from
- * module->topology, which must exist); -1 for a class no two ranks of comm
- * form. Measured once per job: a later communicator takes what an earlier
- * one measured. Collective over comm, on tag. */
-int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                 const int *node_of_rank, int tag, double per_message[2]);
+ * and of two nodes of one cluster (per_message[1]), with the partners
+ * module->topology names (it must exist); -1 for a class no two ranks of
+ * comm form. Measured once per job: a later communicator takes what an
+ * earlier one measured. Collective over comm, on tag. */
+int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                                 double per_message[2]);
 
 /* coll_hier_<op>.c: the collectives hier replaces */
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -470,9 +509,10 @@ int mca_coll_hier_call_blocking(mca_coll_hier_module_t *module, struct ompi_comm
 void mca_coll_hier_work_release(mca_coll_hier_work_t *work);
 
 /* coll_hier_choose.c: the schedule for a nonblocking or persistent call
- * (form), or NULL for the fallback, deciding without communication: NULL
- * while the communicator's topology has not been gathered (a blocking
- * collective gathers it). *window: the rounds in flight to run it with. */
+ * (form), or NULL for the fallback, deciding without waiting for the other
+ * ranks: NULL while the communicator's topology is not known (the first
+ * such call starts gathering it). *window: the rounds in flight to run it
+ * with. */
 const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *module,
                                                         struct ompi_communicator_t *comm, hier_op_t op,
                                                         mca_coll_hier_form_t form, int root, size_t block_bytes,

@@ -10,8 +10,10 @@
  * coll/hier per-call entry, shared by the collectives: one question to the
  * core's communicator (hier_comm_decide) answers whether this call runs a
  * schedule or falls back, with what window and as which call of a trial;
- * and rank 0 renders and prints the verbose line of the decision. A nonblocking or persistent call asks
- * without communicating: it never gathers the topology nor joins a trial.
+ * and rank 0 renders and prints the verbose line of the decision. A
+ * nonblocking or persistent call asks without waiting for the other ranks:
+ * the first one starts gathering the topology (coll_hier_topology.c) and
+ * falls back; it never joins a trial.
  */
 #include "coll_hier.h"
 
@@ -41,6 +43,13 @@ static uint64_t hier_line_hash(const char *line)
     return 0 == hash ? 1 : hash;
 }
 
+/* A call's name in verbose lines: alltoall, ialltoall, alltoall_init. */
+static void hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, size_t len)
+{
+    snprintf(name, len, "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
+             MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
+}
+
 void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
                           mca_coll_hier_form_t form, const hier_decision_t *decision)
 {
@@ -59,8 +68,7 @@ void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicat
         snprintf(reason, sizeof(reason), "%s", NULL != decision->phrase ? decision->phrase : "");
     }
     /* alltoall, ialltoall, alltoall_init */
-    snprintf(name, sizeof(name), "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
-             MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
+    hier_call_name(op, form, name, sizeof(name));
     if (c->verbose >= 2 && known && '\0' != hier_comm_predictions(module->topology)[0]) {
         opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
                             hier_comm_predictions(module->topology));
@@ -100,7 +108,9 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
     hier_decision_t decision;
 
     *trial_call = -1;
-    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN == module->topology_state) {
+    /* Unknown, or started by a nonblocking call: gathered (or completed) here. */
+    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN == module->topology_state ||
+        MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
         mca_coll_hier_gather_topology(module, comm);
     }
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
@@ -137,20 +147,26 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
                                                         const char *unsupported, int *window)
 {
     hier_decision_t decision;
+    char name[32];
+    bool takes_over;
 
     *window = module->window;
+    hier_call_name(op, form, name, sizeof(name));
+    takes_over = mca_coll_hier_gather_topology_nonblocking(module, comm, name);
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
-        /* Gathering is collective, and starting a nonblocking collective
-         * must not wait for the other ranks. */
-        hier_cannot(MCA_COLL_HIER_TOPOLOGY_FAILED == module->topology_state
-                        ? module->topology_error
-                        : "the communicator's topology is gathered at its first blocking collective",
+        hier_cannot(NULL != module->topology_error ? module->topology_error
+                                                   : "the communicator's topology is being gathered",
                     &decision);
     } else {
         const int say = hier_will_report(module, comm, op, form) ? mca_coll_hier_component.verbose : 0;
         hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 1, say,
                          &decision);
         *window = decision.window;
+        /* Said whatever the verbose line of this form said before. */
+        if (takes_over && 0 == ompi_comm_rank(comm)) {
+            opal_output_verbose(1, mca_coll_hier_component.output, "coll:hier: takes over %s on %s from this call: %s",
+                                name, comm->c_name, hier_algorithm_name(op, decision.chosen));
+        }
     }
     mca_coll_hier_report(module, comm, op, form, &decision);
     return decision.schedule;

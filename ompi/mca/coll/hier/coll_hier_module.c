@@ -52,12 +52,16 @@ static void hier_module_construct(mca_coll_hier_module_t *module)
     module->topology_error = NULL;
     module->comm = NULL;
     memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
+    memset(&module->gathering, 0, sizeof(module->gathering));
+    module->job_nodes = NULL;
+    module->topology_probed = false;
     memset(&module->work, 0, sizeof(module->work));
     memset(&module->trial_clock, 0, sizeof(module->trial_clock));
 }
 
 static void hier_module_destruct(mca_coll_hier_module_t *module)
 {
+    mca_coll_hier_gathering_release(module);
     hier_release_previous(module);
     if (NULL != module->topology) {
         hier_comm_destroy(module->topology);

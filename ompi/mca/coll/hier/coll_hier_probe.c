@@ -17,15 +17,15 @@
  * job-wide names, one allreduce agrees on what the communicator's ranks
  * know, and only the pairs none of them knows are measured.
  *
- * Leaders meet in the rounds of the 1-factorization of the complete graph
- * (the pairwise alltoall's pairing, from the core), so every pair meets once
- * and each leader talks to one partner at a time. A pair exchanges
- * HIER_PROBE_ROUND_TRIPS ping-pongs of 8 bytes; the first also opens the
+ * Leaders (the core numbers the nodes and names them) ping every partner
+ * at once: a pair exchanges HIER_PROBE_ROUND_TRIPS ping-pongs of 8 bytes,
+ * every pair's trip in flight together; the first also opens the
  * connection (Open MPI connects lazily) and is not counted; the latency is
  * half the fastest of the others. Cost, the bound the verbose line reports
- * against: at most rounds * HIER_PROBE_ROUND_TRIPS round trips of the
- * slowest pair, rounds = N or N - 1 for N nodes, then one allreduce of the
- * N x N matrix (and a flag). Memory: the N x N matrix (N nodes, not p ranks).
+ * against: HIER_PROBE_ROUND_TRIPS trips, each as long as the slowest pair's
+ * round trip plus a leader's N - 1 messages, then one allreduce of the
+ * N x N matrix (and a flag). Memory: the N x N matrix and a few numbers per
+ * node (N nodes, not p ranks).
  *
  * Both probes end in one allreduce that every rank reaches, even after a
  * failed send or receive, with a flag in it: every rank returns the same
@@ -36,8 +36,8 @@
  * (sharing the cores, where a node has fewer than ranks), each with many
  * messages in flight. Every rank exchanges one 8-byte message each way with
  * every partner at once, first with its partners on its own node, then
- * with those on other nodes (partners: the ranks at distance up to
- * HIER_PROBE_REACH in rank order); the exchange's time over the messages it
+ * with those on other nodes (partners, as the core names them: the ranks at
+ * distance up to HIER_PROBE_REACH in rank order); the exchange's time over the messages it
  * sent and received is the cost per message (a latency's share included),
  * which the model charges at each end. Partners in another cluster are left
  * out: their exchange would time the backbone's latency, not the messages,
@@ -101,13 +101,80 @@ int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag,
     return rc;
 }
 
+/* The leaders' ping-pongs, every pair at once: in each of
+ * HIER_PROBE_ROUND_TRIPS trips a leader pings every partner above it whose
+ * latency is unknown and answers the pings of those below, as they come;
+ * the first trip also opens the connections and is not counted. The
+ * latency of a pair is half its fastest counted round trip, written by the
+ * lower leader. leaders[n]: node n's rank; me: this rank's node. */
+static int hier_probe_pairs(struct ompi_communicator_t *comm, const int *leaders, int nodes, int me, int tag,
+                            double *latency)
+{
+    double *sent = malloc(4 * (size_t) nodes * sizeof(*sent)), *best = sent + nodes, *in = best + nodes,
+           *out = in + nodes;
+    ompi_request_t **requests = malloc(2 * (size_t) nodes * sizeof(*requests)), **sends = requests + nodes;
+    int rc = OMPI_SUCCESS;
+
+    if (NULL == sent || NULL == requests) {
+        free(sent);
+        free(requests);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int q = 0; q < nodes; ++q) {
+        best[q] = INFINITY;
+        out[q] = 0;
+    }
+    for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
+        int pending = 0;
+        for (int q = 0; q < nodes; ++q) {
+            requests[q] = sends[q] = &ompi_request_null.request;
+            if (q == me || latency[me * nodes + q] > 0 || OMPI_SUCCESS != rc) {
+                continue;
+            }
+            rc = MCA_PML_CALL(irecv(&in[q], 1, MPI_DOUBLE, leaders[q], tag, comm, &requests[q]));
+            pending += OMPI_SUCCESS == rc;
+        }
+        for (int q = me + 1; q < nodes && OMPI_SUCCESS == rc; ++q) {
+            if (latency[me * nodes + q] <= 0) {
+                sent[q] = mca_coll_hier_now();
+                rc = MCA_PML_CALL(isend(&out[q], 1, MPI_DOUBLE, leaders[q], tag, MCA_PML_BASE_SEND_STANDARD, comm,
+                                        &sends[q]));
+            }
+        }
+        for (; pending > 0 && OMPI_SUCCESS == rc; --pending) {
+            int q;
+            rc = ompi_request_wait_any(nodes, requests, &q, MPI_STATUS_IGNORE);
+            if (OMPI_SUCCESS != rc || MPI_UNDEFINED == q) {
+                break;
+            }
+            if (q > me) {
+                const double round_trip = mca_coll_hier_now() - sent[q];
+                best[q] = trip > 0 && round_trip < best[q] ? round_trip : best[q];
+            } else {
+                rc = MCA_PML_CALL(isend(&out[q], 1, MPI_DOUBLE, leaders[q], tag, MCA_PML_BASE_SEND_STANDARD, comm,
+                                        &sends[q]));
+            }
+        }
+        const int sent_rc = ompi_request_wait_all(nodes, sends, MPI_STATUSES_IGNORE);
+        rc = OMPI_SUCCESS == rc ? sent_rc : rc;
+    }
+    for (int q = me + 1; q < nodes; ++q) {
+        if (latency[me * nodes + q] <= 0 && isfinite(best[q])) {
+            latency[me * nodes + q] = latency[q * nodes + me] = best[q] / 2;
+        }
+    }
+    free(sent);
+    free(requests);
+    return rc;
+}
+
 int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *node_of_rank, const int *job_node_of_rank, int tag, double **matrix,
                                 int *node_count)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     /* leaders[n]: node n's lowest rank; job_nodes[n]: its job-wide name */
-    int *leaders = malloc(2 * size * sizeof(*leaders)), *job_nodes = leaders + size, nodes = 0, me = -1;
+    int *leaders = malloc(2 * size * sizeof(*leaders)), *job_nodes = leaders + size, nodes, me = -1;
     int rc = OMPI_SUCCESS, unknown = 0;
     const double start = mca_coll_hier_now();
     double *latency;
@@ -117,17 +184,10 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         free(leaders);
         return NULL == leaders ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_NOT_SUPPORTED;
     }
-    /* Nodes numbered in the order of their lowest rank, as the core numbers them. */
-    for (int r = 0; r < size; ++r) {
-        bool seen = false;
-        for (int n = 0; n < nodes && !seen; ++n) {
-            seen = node_of_rank[leaders[n]] == node_of_rank[r];
-        }
-        if (!seen) {
-            me = r == rank ? nodes : me;
-            job_nodes[nodes] = job_node_of_rank[r];
-            leaders[nodes++] = r;
-        }
+    nodes = hier_node_leaders(size, node_of_rank, leaders);
+    for (int n = 0; n < nodes; ++n) {
+        me = leaders[n] == rank ? n : me;
+        job_nodes[n] = job_node_of_rank[leaders[n]];
     }
     /* The matrix, then a flag: a leader whose ping-pongs failed says so. */
     latency = calloc((size_t) nodes * nodes + 1, sizeof(*latency));
@@ -165,17 +225,8 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
         *node_count = nodes;
         return OMPI_SUCCESS;
     }
-    for (int round = 0; me >= 0 && round < hier_one_factor_rounds(nodes) && OMPI_SUCCESS == rc; ++round) {
-        const int partner = hier_one_factor_partner(me, round, nodes);
-        double round_trip, offset;
-        if (partner == me || latency[me * nodes + partner] > 0) {
-            continue;
-        }
-        /* The first trip also opens the connection: not counted. */
-        rc = mca_coll_hier_ping_pong(comm, leaders[partner], tag, me < partner, 1, 0, &round_trip, &offset);
-        if (me < partner) {
-            latency[me * nodes + partner] = latency[partner * nodes + me] = round_trip / 2;
-        }
+    if (me >= 0) {
+        rc = hier_probe_pairs(comm, leaders, nodes, me, tag, latency);
     }
     /* Every rank reaches the allreduce, even after a failed ping-pong, and
      * every rank then returns the same outcome. Each new pair's latency was
@@ -198,46 +249,13 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
                      unknown, pairs);
         }
         opal_output_verbose(1, mca_coll_hier_component.output,
-                            "coll:hier: probed latency among %d nodes of %s in %.1f ms (%d rounds of "
-                            "%d round trips%s)", nodes, comm->c_name, 1e3 * (mca_coll_hier_now() - start),
-                            hier_one_factor_rounds(nodes), HIER_PROBE_ROUND_TRIPS, known);
+                            "coll:hier: probed latency among %d nodes of %s in %.1f ms (%d round trips of "
+                            "every pair at once%s)", nodes, comm->c_name, 1e3 * (mca_coll_hier_now() - start),
+                            HIER_PROBE_ROUND_TRIPS, known);
     }
     *matrix = latency;
     *node_count = nodes;
     return OMPI_SUCCESS;
-}
-
-/* The ranks comm's rank exchanges with in the message probe, of one class:
- * those at distance up to HIER_PROBE_REACH in rank order (either way round,
- * so that the relation is symmetric) on its own node (link_class 0) or on
- * another node of its cluster (1). Returns how many, at most
- * 2 * HIER_PROBE_REACH, and in *left_out how many in other clusters it
- * passed over. */
-static int hier_probe_partners(const int *node_of_rank, const hier_comm_t *topology, int size, int rank,
-                               int link_class, int *partners, int *left_out)
-{
-    int seen[2 * HIER_PROBE_REACH], seen_count = 0, count = 0;
-    *left_out = 0;
-    for (int distance = 1; distance <= HIER_PROBE_REACH && distance < size; ++distance) {
-        const int candidates[2] = {(rank + distance) % size, (rank - distance + size) % size};
-        for (int side = 0; side < 2; ++side) {
-            const int peer = candidates[side];
-            bool known = false;
-            for (int i = 0; i < seen_count && !known; ++i) {
-                known = seen[i] == peer;
-            }
-            if (known || (node_of_rank[peer] != node_of_rank[rank]) != (1 == link_class)) {
-                continue;
-            }
-            seen[seen_count++] = peer;
-            if (hier_comm_cluster_of(topology, peer) != hier_comm_cluster_of(topology, rank)) {
-                ++*left_out;
-            } else {
-                partners[count++] = peer;
-            }
-        }
-    }
-    return count;
 }
 
 /* HIER_PROBE_ROUND_TRIPS exchanges of one 8-byte message each way with every
@@ -272,10 +290,10 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
     return rc;
 }
 
-int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                 const int *node_of_rank, int tag, double per_message[2])
+int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int tag,
+                                 double per_message[2])
 {
-    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    const int rank = ompi_comm_rank(comm);
     const double start = mca_coll_hier_now();
     /* {sum over ranks with node partners, their count, the same for the
      * network, ranks that left partners in other clusters out, ranks whose
@@ -290,8 +308,8 @@ int mca_coll_hier_probe_messages(mca_coll_hier_module_t *module, struct ompi_com
         return OMPI_ERR_NOT_SUPPORTED;
     }
     for (int link_class = 0; link_class < 2; ++link_class) {
-        count[link_class] = hier_probe_partners(node_of_rank, module->topology, size, rank, link_class,
-                                                partners[link_class], &left_out[link_class]);
+        count[link_class] = hier_comm_probe_partners(module->topology, rank, link_class, HIER_PROBE_REACH,
+                                                     partners[link_class], &left_out[link_class]);
         known[link_class] = hier_job_message_cost(link_class);
         known[2 + link_class] = count[link_class] > 0;
     }

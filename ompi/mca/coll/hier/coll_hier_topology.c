@@ -8,12 +8,15 @@
  */
 /*
  * coll/hier topology: what the core's communicator is built from, gathered
- * at the first call that needs it, through the previous module's
- * collectives (never hier's own): every rank's node and rank in
- * MPI_COMM_WORLD, host names for a cluster map of host patterns, the
- * probes' measurements where the settings ask for them, and the ranks'
- * agreement on the cost file and the rules file. Also the agreement the
- * core may ask for later (one allreduce, MAX).
+ * once, at the first call that needs it, through the previous module's
+ * collectives (never hier's own). One plan, run blocking or not: one
+ * allgather of every rank's node, rank in MPI_COMM_WORLD, job-wide node and
+ * rules file's fingerprint; then, only where the settings ask for them,
+ * host names for a cluster map of host patterns, the latency probe for
+ * clusters or costs by probe, and the ranks' agreement on a cost file.
+ * The link-cost probes are not part of it: the core runs them through
+ * hier_probe_links when a decision first weighs link costs. Also the
+ * agreement the core may ask for later (one allreduce, MAX).
  */
 #include "coll_hier.h"
 
@@ -26,10 +29,12 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/topo/topo.h"
 #include "ompi/proc/proc.h"
+#include "opal/util/output.h"
 
-/* The lowest rank of comm on this process's node. Processes Open MPI has not
- * instantiated yet are remote: it creates every local one at MPI_Init. */
-static int hier_node_leader(struct ompi_communicator_t *comm)
+/* This process's node as comm names it: the lowest rank of comm on it.
+ * Processes Open MPI has not instantiated yet are remote: it creates every
+ * local one at MPI_Init. */
+static int hier_local_node_name(struct ompi_communicator_t *comm)
 {
     const int rank = ompi_comm_rank(comm);
 
@@ -55,7 +60,7 @@ static int hier_job_node(void)
         return node;
     }
     if (job_node < 0) {
-        job_node = hier_node_leader(&ompi_mpi_comm_world.comm);
+        job_node = hier_local_node_name(&ompi_mpi_comm_world.comm);
     }
     return job_node;
 }
@@ -92,32 +97,32 @@ static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_c
 }
 
 /* With a rules file, whether every rank of comm read the same rules (a
- * file not on every node's file system, or different there): if not, the
- * communicator ignores them, reported by its rank 0. Collective over comm. */
-static int hier_agree_on_rules(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int *agreed)
+ * file not on every node's file system, or different there), from the
+ * fingerprints gathered (-1: none read): if not, the communicator ignores
+ * them, reported by its rank 0. */
+static int hier_rules_agreed(struct ompi_communicator_t *comm, const int64_t *hashes)
 {
+    const int size = ompi_comm_size(comm);
     long long hash;
-    long extremes[2];
-    int rc;
+    int64_t highest = -1;
+    bool alike = true;
 
-    *agreed = 0;
     if (!hier_settings_rules(mca_coll_hier_component.settings, &hash)) {
-        return OMPI_SUCCESS;
+        return 0;
     }
-    extremes[0] = (long) hash;
-    extremes[1] = (long) -hash;
-    rc = mca_coll_hier_agree(module, comm, extremes, 2, MPI_LONG, MPI_MAX);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    for (int r = 0; r < size; ++r) {
+        alike = alike && hashes[r] == hash;
+        highest = hashes[r] > highest ? hashes[r] : highest;
     }
-    if (hash >= 0 && extremes[0] == hash && -extremes[1] == hash) {
-        *agreed = 1;
-    } else if (extremes[0] >= 0 && 0 == ompi_comm_rank(comm)) {
+    if (hash >= 0 && alike) {
+        return 1;
+    }
+    if (highest >= 0 && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:hier: coll_hier_dynamic_rules \"%s\" could not be read alike on every rank "
                         "of %s; auto decides there\n", mca_coll_hier_component.dynamic_rules, comm->c_name);
         fflush(stderr);
     }
-    return OMPI_SUCCESS;
+    return 0;
 }
 
 /* The torus comm's ranks form by its own shape, in row-major order: a
@@ -141,24 +146,36 @@ static const int *hier_cartesian_torus(struct ompi_communicator_t *comm, int *nd
     return NULL;
 }
 
-/* The probes the settings ask for on comm (HIER_PROBE_*): input->node_latency
- * from the latency probe before the communicator is made; the message probe
- * after, as its partners stay within a cluster. */
-static int hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int probes,
-                              const int *job_nodes, hier_comm_input_t *input, double **latency,
-                              const char **why)
+/* The link-cost probes the core runs at the first decision that weighs link
+ * costs (hier_comm_input_t.probe_links): the latency probe where
+ * node_latency is not NULL, then the message probe. Collective over the
+ * module's communicator, within that call. */
+static int hier_probe_links(void *ctx, double *node_latency, double message_cost[2])
 {
-    int node_count, rc;
+    mca_coll_hier_module_t *module = ctx;
+    struct ompi_communicator_t *comm = module->comm;
+    const int size = ompi_comm_size(comm);
+    int *nodes = malloc(size * sizeof(*nodes)), node_count, rc = OMPI_SUCCESS;
+    double *latency;
 
-    if (0 == (probes & HIER_PROBE_LATENCY)) {
-        return OMPI_SUCCESS;
+    if (NULL == nodes) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = mca_coll_hier_probe_latency(module, comm, input->node_of_rank, job_nodes, MCA_COLL_BASE_TAG_BARRIER,
-                                     latency, &node_count);
-    if (OMPI_SUCCESS != rc) {
-        *why = "the latency probe failed";
+    for (int r = 0; r < size; ++r) {
+        nodes[r] = hier_comm_node_of(module->topology, r);
     }
-    input->node_latency = *latency;
+    if (NULL != node_latency) {
+        rc = mca_coll_hier_probe_latency(module, comm, nodes, module->job_nodes, MCA_COLL_BASE_TAG_BARRIER,
+                                         &latency, &node_count);
+        if (OMPI_SUCCESS == rc) {
+            memcpy(node_latency, latency, (size_t) node_count * node_count * sizeof(*latency));
+            free(latency);
+        }
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_hier_probe_messages(module, comm, MCA_COLL_BASE_TAG_BARRIER, message_cost);
+    }
+    free(nodes);
     return rc;
 }
 
@@ -179,13 +196,29 @@ static void hier_report_failure(struct ompi_communicator_t *comm, const char *er
     reported = true;
 }
 
-/* The core's communicator from every rank's node, rank in MPI_COMM_WORLD
- * and job-wide node (and host names for host patterns). A setting that does
- * not fit comm (a cluster map, a torus, a cost file) or is invalid (a cost
- * source, an embedding) makes comm fall back, said in one line. */
+/* The probes the topology itself needs on comm (clusters or costs by the
+ * latency probe), whatever the collectives run: the link-cost probes are
+ * the core's to ask for, later. */
+static int hier_topology_probes(struct ompi_communicator_t *comm, const int *nodes)
+{
+    bool several_nodes = false;
+
+    for (int r = 1; r < ompi_comm_size(comm) && !several_nodes; ++r) {
+        several_nodes = nodes[r] != nodes[0];
+    }
+    return hier_settings_probes(mca_coll_hier_component.settings, HIER_ALG_FALLBACK, ompi_comm_size(comm),
+                                several_nodes);
+}
+
+/* The core's communicator, built once from every rank's node, rank in
+ * MPI_COMM_WORLD, job-wide node and rules fingerprint (facts, as gathered),
+ * with host names and the latency probe where the settings need them. A
+ * setting that does not fit comm (a cluster map, a torus, a cost file) or
+ * is invalid (a cost source, an embedding) makes comm fall back, said in
+ * one line. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *nodes, const char *host_names, const int *world_ranks,
-                                const int *job_nodes, const char **why)
+                                const int64_t *rules_hashes, const char **why)
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
     const char *cost_file = hier_settings_cost_file(settings);
@@ -202,25 +235,25 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .world_rank = world_ranks,
         .world_size = ompi_comm_size(&ompi_mpi_comm_world.comm),
         .window = module->window,
+        .rules_agreed = hier_rules_agreed(comm, rules_hashes),
         .agree_max = hier_agree_max,
         .agree_ctx = module,
+        .probe_links = hier_probe_links,
+        .probe_ctx = module,
     };
     double *latency = NULL;
-    bool several_nodes = false;
-    int probes, rc;
+    int node_count, rc;
 
     input.torus_dims = hier_cartesian_torus(comm, &input.torus_ndims);
-    for (int r = 1; r < input.size && !several_nodes; ++r) {
-        several_nodes = nodes[r] != nodes[0];
-    }
-    probes = hier_settings_probes(settings, module->algorithm[HIER_OP_ALLTOALL], input.size, several_nodes);
-    if (OMPI_SUCCESS != hier_agree_on_rules(module, comm, &input.rules_agreed)) {
-        *why = "agreeing on coll_hier_dynamic_rules failed";
-        return OMPI_ERROR;
-    }
-    rc = hier_probe_latency(module, comm, probes, job_nodes, &input, &latency, why);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    if (0 != (hier_topology_probes(comm, nodes) & HIER_PROBE_LATENCY)) {
+        rc = mca_coll_hier_probe_latency(module, comm, nodes, module->job_nodes, MCA_COLL_BASE_TAG_BARRIER,
+                                         &latency, &node_count);
+        if (OMPI_SUCCESS != rc) {
+            *why = "the latency probe failed";
+            return rc;
+        }
+        input.node_latency = latency;
+        module->topology_probed = true;
     }
     module->topology = hier_comm_create(&input, error, sizeof(error), &failure);
     free(latency);
@@ -230,15 +263,6 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
             *why = "agreeing on coll_hier_cost failed";
             return rc;
         }
-    }
-    if (NULL != module->topology && 0 != (probes & HIER_PROBE_MESSAGES)) {
-        double per_message[2];
-        rc = mca_coll_hier_probe_messages(module, comm, nodes, MCA_COLL_BASE_TAG_BARRIER, per_message);
-        if (OMPI_SUCCESS != rc) {
-            *why = "the message probe failed";
-            return rc;
-        }
-        hier_comm_apply_message_cost(module->topology, per_message);
     }
     if (NULL != module->topology) {
         return OMPI_SUCCESS;
@@ -271,64 +295,226 @@ static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_co
                                       MPI_CHAR, comm, module->previous.allgather_module);
 }
 
-/* Every rank's node, rank in MPI_COMM_WORLD and job-wide node, with one
- * allgather through the previous module (never hier's own), and the core's
- * communicator built from them. On failure, *why says why. */
-static int hier_gather(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, const char **why)
+/* Why the plan needs more than its one allgather on comm, which only a
+ * blocking call can run (NULL: the allgather is all). */
+static const char *hier_plan_needs_blocking(struct ompi_communicator_t *comm)
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
+
+    if (hier_settings_wants_host_names(settings)) {
+        return "its host names for coll_hier_cluster_map";
+    }
+    if (NULL != hier_settings_cost_file(settings)) {
+        return "its ranks' agreement on coll_hier_cost";
+    }
+    /* Without the nodes, the probe's need is judged as if they were several. */
+    if (0 != (hier_settings_probes(settings, HIER_ALG_FALLBACK, ompi_comm_size(comm), 1) & HIER_PROBE_LATENCY)) {
+        return "the latency probe";
+    }
+    return NULL;
+}
+
+/* This rank's part of the allgather: {node, rank in MPI_COMM_WORLD, job's
+ * node, the rules' fingerprint or -1}. */
+static void hier_facts_of_this_rank(struct ompi_communicator_t *comm, int64_t mine[MCA_COLL_HIER_FACTS])
+{
+    const hier_settings_t *settings = mca_coll_hier_component.settings;
+    const int world_rank = ompi_comm_rank(&ompi_mpi_comm_world.comm);
+    long long hash = -1;
+    int node;
+
+    if (!hier_settings_node_map(settings, world_rank, &node)) {
+        node = hier_local_node_name(comm);
+    }
+    if (!hier_settings_rules(settings, &hash)) {
+        hash = -1;
+    }
+    mine[0] = node;
+    mine[1] = world_rank;
+    mine[2] = hier_job_node();
+    mine[3] = hash;
+}
+
+/* The rest of the plan, once every rank's facts are in: host names where
+ * asked for, then the communicator. */
+static int hier_gather_rest(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                            const int64_t *facts, const char **why)
+{
     const int size = ompi_comm_size(comm);
-    int mine[3], rc, *gathered, *nodes;    /* mine: {node, rank in MPI_COMM_WORLD, job's node} */
+    int *nodes = malloc(2 * size * sizeof(*nodes)), *world_ranks = nodes + size, rc = OMPI_SUCCESS;
+    int64_t *hashes = malloc(size * sizeof(*hashes));
     char *names = NULL;
 
-    *why = hier_settings_unusable(settings);
-    if (NULL != *why) {
-        return OMPI_ERROR;
-    }
-    mine[1] = ompi_comm_rank(&ompi_mpi_comm_world.comm);
-    if (!hier_settings_node_map(settings, mine[1], &mine[0])) {
-        mine[0] = hier_node_leader(comm);
-    }
-    mine[2] = hier_job_node();
-    if (NULL == module->previous.allgather) {
-        *why = "no allgather to gather the topology with";
-        return OMPI_ERROR;
-    }
-    gathered = malloc(3 * size * sizeof(*gathered));
-    nodes = malloc(3 * size * sizeof(*nodes));
-    if (NULL == gathered || NULL == nodes) {
-        free(gathered);
+    free(module->job_nodes);
+    module->job_nodes = malloc(size * sizeof(*module->job_nodes));
+    if (NULL == nodes || NULL == hashes || NULL == module->job_nodes) {
         free(nodes);
+        free(hashes);
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = module->previous.allgather(mine, 3, MPI_INT, gathered, 3, MPI_INT, comm,
-                                    module->previous.allgather_module);
-    if (OMPI_SUCCESS == rc && hier_settings_wants_host_names(settings)) {
-        rc = hier_gather_host_names(module, comm, &names);
+    for (int i = 0; i < size; ++i) {
+        const int64_t *of_rank = facts + MCA_COLL_HIER_FACTS * i;
+        nodes[i] = (int) of_rank[0];
+        world_ranks[i] = (int) of_rank[1];
+        module->job_nodes[i] = (int) of_rank[2];
+        hashes[i] = of_rank[3];
     }
-    *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
+    if (hier_settings_wants_host_names(mca_coll_hier_component.settings)) {
+        rc = hier_gather_host_names(module, comm, &names);
+        *why = OMPI_SUCCESS == rc ? NULL : "gathering the host names failed";
+    }
     if (OMPI_SUCCESS == rc) {
-        int *world_ranks = nodes + size, *job_nodes = nodes + 2 * size;
-        for (int i = 0; i < size; ++i) {
-            nodes[i] = gathered[3 * i];
-            world_ranks[i] = gathered[3 * i + 1];
-            job_nodes[i] = gathered[3 * i + 2];
-        }
-        rc = hier_create_topology(module, comm, nodes, names, world_ranks, job_nodes, why);
+        rc = hier_create_topology(module, comm, nodes, names, world_ranks, hashes, why);
     }
     free(names);
-    free(gathered);
     free(nodes);
+    free(hashes);
     return rc;
+}
+
+/* Whether the plan may start at all on comm: *why when not. */
+static bool hier_plan_possible(mca_coll_hier_module_t *module, const char **why)
+{
+    *why = hier_settings_unusable(mca_coll_hier_component.settings);
+    if (NULL == *why && NULL == module->previous.allgather) {
+        *why = "no allgather to gather the topology with";
+    }
+    return NULL == *why;
+}
+
+/* The outcome of the plan into the module's state, and rank 0's line
+ * saying what gathering paid (how: how long, by what), once per
+ * communicator. */
+static void hier_gathered(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int rc,
+                          const char *how)
+{
+    module->topology_state = OMPI_SUCCESS == rc ? MCA_COLL_HIER_TOPOLOGY_READY : MCA_COLL_HIER_TOPOLOGY_FAILED;
+    if (OMPI_SUCCESS == rc && 0 == ompi_comm_rank(comm)) {
+        opal_output_verbose(1, mca_coll_hier_component.output,
+                            "coll:hier: topology of %s gathered %s; probes: %s", comm->c_name, how,
+                            module->topology_probed ? "the latency probe (for clusters or costs by probe)"
+                                                    : "none (link costs are probed at the first decision "
+                                                      "that weighs them)");
+    }
+}
+
+/* Completes the gathering a nonblocking call started. */
+static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+{
+    char how[160];
+    int rc = ompi_request_wait(&module->gathering.request, MPI_STATUS_IGNORE);
+
+    if (OMPI_SUCCESS == rc) {
+        rc = hier_gather_rest(module, comm, module->gathering.facts, &module->topology_error);
+    } else {
+        module->topology_error = "gathering the topology failed";
+    }
+    free(module->gathering.facts);
+    module->gathering.facts = NULL;
+    snprintf(how, sizeof(how),
+             "in %.1f ms by a nonblocking allgather its first %s started; meanwhile that %s ran on Open MPI's own",
+             1e3 * (mca_coll_hier_now() - module->gathering.start), module->gathering.started_by,
+             module->gathering.started_by);
+    hier_gathered(module, comm, rc, how);
 }
 
 void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
 {
+    int64_t *facts;
+    double start = mca_coll_hier_now();
+    char how[64];
+    int rc;
+
+    if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
+        hier_gathering_complete(module, comm);
+    }
     if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
         return;
     }
     module->comm = comm;
-    module->topology_state = OMPI_SUCCESS == hier_gather(module, comm, &module->topology_error)
-                                 ? MCA_COLL_HIER_TOPOLOGY_READY : MCA_COLL_HIER_TOPOLOGY_FAILED;
+    if (!hier_plan_possible(module, &module->topology_error)) {
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+        return;
+    }
+    hier_facts_of_this_rank(comm, module->gathering.mine);
+    facts = malloc((size_t) ompi_comm_size(comm) * sizeof(module->gathering.mine));
+    if (NULL == facts) {
+        module->topology_error = "out of memory";
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+        return;
+    }
+    rc = module->previous.allgather(module->gathering.mine, MCA_COLL_HIER_FACTS, MPI_INT64_T, facts,
+                                    MCA_COLL_HIER_FACTS, MPI_INT64_T, comm, module->previous.allgather_module);
+    if (OMPI_SUCCESS == rc) {
+        rc = hier_gather_rest(module, comm, facts, &module->topology_error);
+    } else {
+        module->topology_error = "gathering the topology failed";
+    }
+    free(facts);
+    snprintf(how, sizeof(how), "at its first blocking collective in %.1f ms", 1e3 * (mca_coll_hier_now() - start));
+    hier_gathered(module, comm, rc, how);
+}
+
+bool mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                               const char *call)
+{
+    const char *blocking_only;
+    int rc;
+
+    if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
+        /* Every rank completes it at the same call, so every rank takes
+         * the same calls; it is done by now unless a rank started late. */
+        hier_gathering_complete(module, comm);
+        return MCA_COLL_HIER_TOPOLOGY_READY == module->topology_state;
+    }
+    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
+        return false;
+    }
+    module->comm = comm;
+    if (!hier_plan_possible(module, &module->topology_error)) {
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+        return false;
+    }
+    blocking_only = hier_plan_needs_blocking(comm);
+    if (NULL != blocking_only || NULL == module->previous.iallgather) {
+        module->topology_error = NULL != blocking_only
+                                     ? "the communicator's topology needs more than one allgather: it is "
+                                       "gathered at its first blocking collective"
+                                     : "no nonblocking allgather: the communicator's topology is gathered at its "
+                                       "first blocking collective";
+        return false;
+    }
+    hier_facts_of_this_rank(comm, module->gathering.mine);
+    module->gathering.facts = malloc((size_t) ompi_comm_size(comm) * sizeof(module->gathering.mine));
+    if (NULL == module->gathering.facts) {
+        return false;
+    }
+    module->gathering.start = mca_coll_hier_now();
+    snprintf(module->gathering.started_by, sizeof(module->gathering.started_by), "%s", call);
+    rc = module->previous.iallgather(module->gathering.mine, MCA_COLL_HIER_FACTS, MPI_INT64_T,
+                                     module->gathering.facts, MCA_COLL_HIER_FACTS, MPI_INT64_T, comm,
+                                     &module->gathering.request, module->previous.iallgather_module);
+    if (OMPI_SUCCESS != rc) {
+        free(module->gathering.facts);
+        module->gathering.facts = NULL;
+        module->topology_error = "gathering the topology failed";
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+        return false;
+    }
+    module->topology_error = "the communicator's topology is being gathered, started by this call";
+    module->topology_state = MCA_COLL_HIER_TOPOLOGY_GATHERING;
+    return false;
+}
+
+void mca_coll_hier_gathering_release(mca_coll_hier_module_t *module)
+{
+    if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
+        (void) ompi_request_wait(&module->gathering.request, MPI_STATUS_IGNORE);
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+    }
+    free(module->gathering.facts);
+    module->gathering.facts = NULL;
+    free(module->job_nodes);
+    module->job_nodes = NULL;
 }

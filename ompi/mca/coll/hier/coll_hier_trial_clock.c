@@ -86,15 +86,10 @@ static int hier_clock_answer(struct ompi_communicator_t *comm, int peer, double 
     return mca_coll_hier_ping_pong(comm, peer, HIER_CLOCK_TAG, false, 0, offset, &round_trip, &unused);
 }
 
-/* Whether rank is its node's lowest. */
+/* Whether rank leads its node. */
 static bool hier_leads_node(const hier_comm_t *topology, int rank)
 {
-    for (int r = 0; r < rank; ++r) {
-        if (hier_comm_node_of(topology, r) == hier_comm_node_of(topology, rank)) {
-            return false;
-        }
-    }
-    return true;
+    return hier_comm_node_leader(topology, hier_comm_node_of(topology, rank)) == rank;
 }
 
 /* The lowest rank of rank's cluster. */

@@ -136,9 +136,18 @@ int hier_comm_cluster_of(const hier_comm_t *comm, int rank)
     return comm->communicator->topology().cluster_of(rank);
 }
 
-void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2])
+int hier_comm_node_leader(const hier_comm_t *comm, int node)
 {
-    comm->communicator->apply_message_cost(message_cost);
+    return comm->communicator->topology().members(node).front();
+}
+
+int hier_comm_probe_partners(const hier_comm_t *comm, int rank, int link_class, int reach, int *partners,
+                             int *left_out)
+{
+    const std::vector<int> found =
+        hier::message_probe_partners(comm->communicator->topology(), rank, link_class, reach, left_out);
+    std::copy(found.begin(), found.end(), partners);
+    return int(found.size());
 }
 
 void hier_comm_decide(hier_comm_t *comm, hier_op_t op, int requested, int root, size_t block_bytes,

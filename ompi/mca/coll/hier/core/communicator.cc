@@ -224,6 +224,12 @@ Communicator::Communicator(Topology topology, const hier_comm_input_t &input, co
 {
     agree_.fn = input.agree_max;
     agree_.ctx = input.agree_ctx;
+    probe_links_.fn = input.probe_links;
+    probe_links_.ctx = input.probe_ctx;
+    probe_links_.latency_known = input.node_latency != nullptr;
+    probe_links_.pending =
+        costs_.probe && (settings.probes(HIER_ALG_AUTO, topology_.size(), topology_.node_count() > 1) &
+                         HIER_PROBE_MESSAGES) != 0;
 }
 
 // The answer before anything is decided: no schedule, the communicator's
@@ -246,11 +252,29 @@ void Communicator::set_choice(hier_op_t op, const Choice &choice, hier_decision_
     out->unfit = choice.unfit ? pick(op, choice.unfit).id : 0;
 }
 
-void Communicator::apply_message_cost(const double message_cost[2])
+// The costs auto weighs op with: for a blocking alltoall, the probed
+// classes measured first (once, on every rank alike: a failed probe leaves
+// them unknown, and auto weighs their corners).
+const LinkCostSpec &Communicator::link_costs_for(hier_op_t op, bool nonblocking)
 {
-    if (costs_.probe) {
+    if (op != HIER_OP_ALLTOALL || nonblocking || !probe_links_.pending || !probe_links_.fn) {
+        return costs_;
+    }
+    probe_links_.pending = false;
+    const auto n = size_t(topology_.node_count());
+    std::vector<double> latency(probe_links_.latency_known ? 0 : n * n);
+    double message_cost[2] = {-1, -1};
+    if (probe_links_.fn(probe_links_.ctx, latency.empty() ? nullptr : latency.data(), message_cost) == 0) {
+        if (!latency.empty()) {
+            std::vector<int> cluster_of_node(n);
+            for (size_t node = 0; node < n; ++node) {
+                cluster_of_node[node] = topology_.cluster_of(topology_.members(int(node)).front());
+            }
+            apply_probe(&costs_, latency, cluster_of_node, node_hops(topology_));
+        }
         apply_message_probe(&costs_, message_cost);
     }
+    return costs_;
 }
 
 Communicator::Key Communicator::key(hier_op_t op, int requested, size_t block_bytes)
@@ -296,7 +320,7 @@ Choice Communicator::choose(hier_op_t op, int requested, size_t block_bytes, boo
         // agreed on) once, never again by one rank alone after a failure.
         try {
             decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_,
-                                          costs_, keep_predictions ? &predictions_ : nullptr,
+                                          link_costs_for(op, nonblocking), keep_predictions ? &predictions_ : nullptr,
                                           nonblocking ? nullptr : &measure, share);
             if (!measure.empty() && trial_calls_ > 0) {
                 decision.trial.reset(new Trial(std::move(measure), trial_calls_));

@@ -67,9 +67,6 @@ public:
     const Topology &topology() const { return topology_; }
     const AgreeMax &agree() const { return agree_; }
 
-    // The message probe's result (hier_comm_apply_message_cost).
-    void apply_message_cost(const double message_cost[2]);
-
     // One call's answer (hier_comm_decide).
     void decide(hier_op_t op, int requested, int root, size_t block_bytes, const char *unsupported,
                 bool nonblocking, int verbose, hier_decision_t *out);
@@ -103,6 +100,7 @@ private:
     Decision *decided(hier_op_t op, size_t block_bytes);
     Choice choose(hier_op_t op, int requested, size_t block_bytes, bool nonblocking, int *trial_call,
                   bool keep_predictions);
+    const LinkCostSpec &link_costs_for(hier_op_t op, bool nonblocking);
     bool ruled(hier_op_t op, size_t block_bytes, Choice *choice, int *window) const;
     const hier_schedule *schedule_of(hier_op_t op, const Choice &choice, int root);
     void describe(hier_op_t op, int window, std::string *reason) const;
@@ -116,6 +114,15 @@ private:
     int trial_calls_;      // coll_hier_auto_trial_calls
     size_t backbone_piece_;  // for the verbose line
     LinkCostSpec costs_;
+    // The link-cost probes lent by the glue, run once at the first decision
+    // that weighs the costs (a blocking alltoall's auto): a communicator
+    // whose calls never do pays no probe.
+    struct ProbeLinks {
+        int (*fn)(void *ctx, double *node_latency, double message_cost[2]) = nullptr;
+        void *ctx = nullptr;
+        bool pending = false;         // costs_ still lacks what they measure
+        bool latency_known = false;   // the input's latency is in costs_ already
+    } probe_links_;
     const RuleSet *rules_;   // coll_hier_dynamic_rules, agreed on; or nullptr
     AgreeMax agree_;
     // Schedules depend on the topology, the algorithm and the root only, so

@@ -222,6 +222,16 @@ typedef struct hier_comm_input {
      * Returns 0 or an error code. Collective. NULL: none. */
     int (*agree_max)(void *ctx, double *values, int count);
     void *agree_ctx;
+    /* The link-cost probes the glue lends the communicator, which runs them
+     * at the first decision that weighs link costs (the alltoall's auto with
+     * coll_hier_link_costs probe), never before: node_latency (N x N, as
+     * above; NULL when the input already had it) and message_cost[0], [1],
+     * the time one more small message costs with every rank busy, between
+     * two ranks of one node and of two nodes of one cluster (-1: a class not
+     * measured). Returns 0 or an error code, the same on every rank.
+     * Collective. NULL: none, and probed classes stay unknown. */
+    int (*probe_links)(void *ctx, double *node_latency, double message_cost[2]);
+    void *probe_ctx;
 } hier_comm_input_t;
 
 /* The embeddings coll_hier_hypercube_embedding may name: ids 0 (auto) to
@@ -254,13 +264,21 @@ int hier_comm_cluster_count(const hier_comm_t *comm);
 int hier_comm_node_of(const hier_comm_t *comm, int rank);
 /* The cluster of a rank of the communicator, 0 .. cluster_count - 1. */
 int hier_comm_cluster_of(const hier_comm_t *comm, int rank);
-/* The message probe's result: message_cost[0], [1], the time one more small
- * message costs, in seconds, between two ranks of one node and of two nodes
- * of one cluster, measured with every rank busy; -1 for a class not
- * measured. Where coll_hier_link_costs asks for the probe, they become the
- * node's and the network's (and the backbone's) per-message overhead. Call
- * before the communicator's first hier_comm_decide. */
-void hier_comm_apply_message_cost(hier_comm_t *comm, const double message_cost[2]);
+/* The lowest rank of a node of the communicator (numbered as
+ * hier_comm_node_of numbers them): the node's leader in the probes and the
+ * trials' clock. */
+int hier_comm_node_leader(const hier_comm_t *comm, int node);
+/* The ranks rank exchanges with in the message probe, of one link class
+ * (0: on its own node, 1: on another node of its cluster): those up to reach
+ * away in rank order, either way round, into partners (at most 2 * reach);
+ * returns how many, and in *left_out how many of the class it passed over
+ * in other clusters. */
+int hier_comm_probe_partners(const hier_comm_t *comm, int rank, int link_class, int reach, int *partners,
+                             int *left_out);
+/* The same numbering from the gathered nodes alone, before a communicator
+ * exists: leaders[n], the lowest rank of node n, nodes numbered in the order
+ * of their lowest rank; returns the number of nodes. leaders holds size. */
+int hier_node_leaders(int size, const int *node_of_rank, int *leaders);
 
 /* Why a decision is what it is. Its text is rendered only where it is
  * printed (hier_comm_explain). */

@@ -326,4 +326,27 @@ const char *link_class_name(int link_class)
     return link_class >= 0 && link_class < kLinkClasses ? kClassNames[link_class] : "?";
 }
 
+std::vector<int> message_probe_partners(const Topology &topology, int rank, int link_class, int reach,
+                                        int *left_out)
+{
+    const int size = topology.size();
+    std::vector<int> partners, seen;
+    *left_out = 0;
+    for (int distance = 1; distance <= reach && distance < size; ++distance) {
+        for (const int peer : {(rank + distance) % size, (rank - distance + size) % size}) {
+            const bool other_node = topology.node_of(peer) != topology.node_of(rank);
+            if (std::find(seen.begin(), seen.end(), peer) != seen.end() || other_node != (link_class == 1)) {
+                continue;
+            }
+            seen.push_back(peer);
+            if (topology.cluster_of(peer) != topology.cluster_of(rank)) {
+                ++*left_out;
+            } else {
+                partners.push_back(peer);
+            }
+        }
+    }
+    return partners;
+}
+
 } // namespace hier

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "topology.h"
+
 namespace hier {
 
 enum LinkClassId { kNodeLink = 0, kNetworkLink = 1, kBackboneLink = 2, kLinkClasses = 3 };
@@ -100,5 +102,14 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
 // "30us:200Mbit/s:2us", as the parser reads it back.
 std::string describe(const LinkClass &link);
 const char *link_class_name(int link_class);
+
+// The ranks rank exchanges with in the message probe, of one link class
+// (0: on its own node, 1: on another node of its cluster): those up to
+// reach away in rank order, either way round, so that the relation is
+// symmetric. Ranks of the class in other clusters are passed over (their
+// exchange would time the backbone's delay, not the messages): *left_out
+// counts them.
+std::vector<int> message_probe_partners(const Topology &topology, int rank, int link_class, int reach,
+                                        int *left_out);
 
 } // namespace hier

@@ -268,3 +268,12 @@ std::vector<int> fit_cluster_counts(const std::string &text, const std::vector<i
 }
 
 } // namespace hier
+
+extern "C" int hier_node_leaders(int size, const int *node_of_rank, int *leaders)
+{
+    const hier::Topology topology(std::vector<int>(node_of_rank, node_of_rank + size));
+    for (int node = 0; node < topology.node_count(); ++node) {
+        leaders[node] = topology.members(node).front();
+    }
+    return topology.node_count();
+}
