@@ -186,6 +186,7 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, common_options_t *o)
 {
     *o = (common_options_t)COMMON_DEFAULTS;
+    if (counts_from_environment(o)) return -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
         if (parse_common_option(argc, argv, &i, o) != 1) return -1;

@@ -909,6 +909,7 @@ static int parse_dims(const char *s, options_t *o)
 static int parse_options(int argc, char **argv, options_t *o)
 {
     *o = (options_t){COMMON_DEFAULTS, OP_COUNT, 0, {0}, NULL, 64};
+    if (counts_from_environment(&o->common)) return -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
