@@ -191,6 +191,19 @@ static void hier_report_failure(struct ompi_communicator_t *comm, const char *er
     reported = true;
 }
 
+/* Says, once per process, what the core noted of a communicator it made (a
+ * cluster source that found nothing): comm's rank 0 does. */
+static void hier_report_notice(struct ompi_communicator_t *comm, const char *notice)
+{
+    static bool reported = false;
+
+    if (!reported && '\0' != notice[0] && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:hier: %s (on %s)\n", notice, comm->c_name);
+        fflush(stderr);
+    }
+    reported = reported || '\0' != notice[0];
+}
+
 /* The core's communicator from every rank's node, rank in MPI_COMM_WORLD
  * and job-wide node (and host names for host patterns). A setting that does
  * not fit comm (a cluster map, a torus, a cost file) or is invalid (a cost
@@ -201,7 +214,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
     const char *cost_file = hier_settings_cost_file(settings);
-    char error[MCA_COLL_HIER_LINE_MAX];
+    char error[MCA_COLL_HIER_LINE_MAX], notice[MCA_COLL_HIER_LINE_MAX] = "";
     hier_comm_failure_t failure = {"invalid setting", 0};
     hier_comm_input_t input = {
         .settings = settings,
@@ -236,6 +249,9 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     module->topology = hier_comm_create(&input, error, sizeof(error), &failure);
     free(latency);
+    if (NULL != module->topology) {
+        strncpy(notice, error, sizeof(notice));
+    }
     if (NULL != cost_file) {
         rc = hier_agree_on_cost_file(module, comm, cost_file, error, sizeof(error), &failure);
         if (OMPI_SUCCESS != rc) {
@@ -253,6 +269,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         hier_comm_apply_message_cost(module->topology, per_message);
     }
     if (NULL != module->topology) {
+        hier_report_notice(comm, notice);
         return OMPI_SUCCESS;
     }
     if ('\0' == error[0]) {
@@ -265,20 +282,27 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
 }
 
 /* Every rank's host name (opal_process_info.nodename: a host's name does not
- * depend on the communicator), in fixed-width fields, for a cluster map of
- * host patterns: one more allgather through the previous module. A name
- * longer than its field keeps no NUL, which the core reports. The caller
- * frees *names. */
+ * depend on the communicator), or for "slurm" its SLURM_TOPOLOGY_ADDR and
+ * _PATTERN (hier_settings_wants_host_names), in fixed-width fields: one more
+ * allgather through the previous module. A name longer than its field keeps
+ * no NUL, which the core reports. The caller frees *names. */
 static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                  char **names)
+                                  int wanted, char **names)
 {
-    char mine[HIER_HOST_NAME_WIDTH];
+    char mine[HIER_HOST_NAME_WIDTH], address[2 * HIER_HOST_NAME_WIDTH + 2] = "";
+    const char *slurm_address = getenv("SLURM_TOPOLOGY_ADDR"), *slurm_pattern = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
 
     *names = malloc((size_t) ompi_comm_size(comm) * HIER_HOST_NAME_WIDTH);
     if (NULL == *names) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    strncpy(mine, NULL == opal_process_info.nodename ? "" : opal_process_info.nodename, sizeof(mine));
+    if (HIER_GATHER_SLURM_ADDRESS == wanted && NULL != slurm_address) {
+        snprintf(address, sizeof(address), "%.*s\n%.*s", HIER_HOST_NAME_WIDTH, slurm_address,
+                 HIER_HOST_NAME_WIDTH, NULL == slurm_pattern ? "" : slurm_pattern);
+    } else if (HIER_GATHER_HOST_NAME == wanted && NULL != opal_process_info.nodename) {
+        snprintf(address, sizeof(address), "%.*s", HIER_HOST_NAME_WIDTH, opal_process_info.nodename);
+    }
+    strncpy(mine, address, sizeof(mine));
     return module->previous.allgather(mine, HIER_HOST_NAME_WIDTH, MPI_CHAR, *names, HIER_HOST_NAME_WIDTH,
                                       MPI_CHAR, comm, module->previous.allgather_module);
 }
@@ -317,7 +341,7 @@ static int hier_gather(mca_coll_hier_module_t *module, struct ompi_communicator_
     rc = module->previous.allgather(mine, 3, MPI_INT, gathered, 3, MPI_INT, comm,
                                     module->previous.allgather_module);
     if (OMPI_SUCCESS == rc && hier_settings_wants_host_names(settings)) {
-        rc = hier_gather_host_names(module, comm, &names);
+        rc = hier_gather_host_names(module, comm, hier_settings_wants_host_names(settings), &names);
     }
     *why = OMPI_SUCCESS == rc ? NULL : "gathering the topology failed";
     if (OMPI_SUCCESS == rc) {
