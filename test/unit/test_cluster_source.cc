@@ -160,7 +160,7 @@ TEST(ClusterSource, ABadFileIsOneLineAndTheFallback)
     const TempFile coordinates("0: 0, 0\n");
     const std::pair<std::string, std::string> cases[] = {
         {"topology:" + conf.path, "line 1 has Nodes=\"h[2-1]\", not a Slurm hostlist"},
-        {"coordinates:" + coordinates.path, "line 1 is not a rank's coordinates"},
+        {"coordinates:" + coordinates.path, "line 1 is not \"RANK: GROUP"},
         {"topology:/nonexistent/topology.conf", "cannot be read: No such file or directory"},
     };
     for (const auto &[map, says] : cases) {

@@ -33,7 +33,7 @@ TEST(CoordinatesFile, RejectsEveryMalformedLineInOneLine)
     const std::pair<const char *, const char *> cases[] = {
         {"", "names no rank"},
         {"# nothing\n\n", "names no rank"},
-        {"0: 0, 0\n", "line 1 is not a rank's coordinates"},
+        {"0: 0, 0\n", "line 1 is not \"RANK: GROUP"},
         {"0: 0, 0, 0, 0\n", "line 1 is not"},
         {"0 0, 0, 0\n", "line 1 is not"},
         {"0: 0; 0, 0\n", "line 1 is not"},

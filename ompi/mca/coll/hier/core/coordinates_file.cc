@@ -16,7 +16,7 @@ namespace hier {
 
 namespace {
 
-constexpr const char *kExpected = "expected \"RANK: GROUP, SWITCH, PORT\", numbers not negative";
+constexpr const char *kLine = "\"RANK: GROUP, SWITCH, PORT\"";
 
 // Reads optional blanks, then a number below `limit` at text[*at]; false if none.
 bool read_number(const std::string &text, size_t *at, long limit, long *value)
@@ -84,18 +84,18 @@ std::map<int, int> parse_coordinates(std::string_view text, std::string *error)
         }
         int rank = 0, group = 0;
         if (!parse_line(line, &rank, &group)) {
-            *error = "line " + std::to_string(line_number) + " is not a rank's coordinates (ranks below " +
-                     std::to_string(kMaxCoordinateRanks) + "); " + kExpected;
+            *error = "line " + std::to_string(line_number) + " is not " + kLine + " (numbers not negative, ranks below " +
+                     std::to_string(kMaxCoordinateRanks) + ")";
             return {};
         }
         if (!group_of_rank.emplace(rank, group).second) {
             *error = "line " + std::to_string(line_number) + " names rank " + std::to_string(rank) +
-                     " again; expected one \"RANK: GROUP, SWITCH, PORT\" line per rank";
+                     " again (one " + kLine + " line per rank)";
             return {};
         }
     }
     if (group_of_rank.empty()) {
-        *error = std::string("names no rank; ") + kExpected;
+        *error = std::string("names no rank (no ") + kLine + " line)";
     }
     return group_of_rank;
 }
