@@ -290,7 +290,8 @@ static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_co
                                   int wanted, char **names)
 {
     char mine[HIER_HOST_NAME_WIDTH], address[2 * HIER_HOST_NAME_WIDTH + 2] = "";
-    const char *slurm_address = getenv("SLURM_TOPOLOGY_ADDR"), *slurm_pattern = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
+    const char *slurm_address = getenv("SLURM_TOPOLOGY_ADDR");
+    const char *slurm_pattern = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
 
     *names = malloc((size_t) ompi_comm_size(comm) * HIER_HOST_NAME_WIDTH);
     if (NULL == *names) {

@@ -121,7 +121,9 @@ std::vector<int> torus_of(const hier_comm_input_t &input, const Settings &settin
 
 // The cluster of each node of topology (numbered as it numbers them), from
 // a cluster per rank (given, or the node map's), the latency probe, host
-// patterns or counts; empty and *error set if the map does not fit.
+// patterns, counts or a cluster source (cluster_source.h); empty and *error
+// set if the map does not fit, empty and *notice set if a source found
+// nothing (the communicator runs without clusters).
 std::vector<int> clusters_of_nodes(const Topology &topology, const hier_comm_input_t &input,
                                    const Settings &settings, std::string *error, std::string *notice)
 {
@@ -226,7 +228,8 @@ std::unique_ptr<Communicator> Communicator::create(const hier_comm_input_t &inpu
     }
     const std::vector<int> nodes(input.node_of_rank, input.node_of_rank + input.size);
     std::string &error = failure->line;
-    const std::vector<int> cluster_of_node = clusters_of_nodes(Topology(nodes), input, settings, &error, &failure->notice);
+    const std::vector<int> cluster_of_node =
+        clusters_of_nodes(Topology(nodes), input, settings, &error, &failure->notice);
     if (error.empty() && settings.embedding() < 0) {
         error = settings.embedding_error();
         failure->reported = true;

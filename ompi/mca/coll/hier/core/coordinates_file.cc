@@ -18,12 +18,17 @@ namespace {
 
 constexpr const char *kLine = "\"RANK: GROUP, SWITCH, PORT\"";
 
-// Reads optional blanks, then a number below `limit` at text[*at]; false if none.
-bool read_number(const std::string &text, size_t *at, long limit, long *value)
+void skip_blanks(const std::string &text, size_t *at)
 {
     while (*at < text.size() && (text[*at] == ' ' || text[*at] == '\t')) {
         ++*at;
     }
+}
+
+// Reads optional blanks, then a number below `limit` at text[*at]; false if none.
+bool read_number(const std::string &text, size_t *at, long limit, long *value)
+{
+    skip_blanks(text, at);
     const size_t start = *at;
     *value = 0;
     while (*at < text.size() && std::isdigit(static_cast<unsigned char>(text[*at]))) {
@@ -39,9 +44,7 @@ bool read_number(const std::string &text, size_t *at, long limit, long *value)
 // Skips blanks and reads `separator`; false if something else comes.
 bool read_separator(const std::string &text, size_t *at, char separator)
 {
-    while (*at < text.size() && (text[*at] == ' ' || text[*at] == '\t')) {
-        ++*at;
-    }
+    skip_blanks(text, at);
     return *at < text.size() && text[(*at)++] == separator;
 }
 
@@ -84,8 +87,8 @@ std::map<int, int> parse_coordinates(std::string_view text, std::string *error)
         }
         int rank = 0, group = 0;
         if (!parse_line(line, &rank, &group)) {
-            *error = "line " + std::to_string(line_number) + " is not " + kLine + " (numbers not negative, ranks below " +
-                     std::to_string(kMaxCoordinateRanks) + ")";
+            *error = "line " + std::to_string(line_number) + " is not " + kLine +
+                     " (numbers not negative, ranks below " + std::to_string(kMaxCoordinateRanks) + ")";
             return {};
         }
         if (!group_of_rank.emplace(rank, group).second) {
