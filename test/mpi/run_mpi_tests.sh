@@ -1395,6 +1395,72 @@ for bad in "${BAD_HOST_MAPS[@]}"; do
         else fail "$name: says" "the error line does not say: $says" "$log"; fi
     fi
 done
+
+# Clusters from what the machine says (coll_hier_cluster_map slurm[:LEVEL],
+# topology:PATH, coordinates:PATH; docs/hierarchy.md). Here every rank is on
+# this host, so each describes one cluster, as "here:$host" does; a job
+# without SLURM_TOPOLOGY_ADDR says so in one line and runs as without a map;
+# a malformed file or variable is one line naming the parameter, and the
+# fallback's results.
+unset SLURM_TOPOLOGY_ADDR SLURM_TOPOLOGY_ADDR_PATTERN
+slurm_env=(-x "SLURM_TOPOLOGY_ADDR=spine0.leaf0.$host" -x SLURM_TOPOLOGY_ADDR_PATTERN=switch.switch.node)
+topology_conf=$logdir/topology.conf
+printf '# this host under one leaf\nSwitchName=leaf0 Nodes=%s\nSwitchName=spine0 Switches=leaf0\n' "$host" \
+    >"$topology_conf"
+coordinates_file=$logdir/coordinates
+for ((r = 0; r < p; r++)); do echo "$r: 0, 0, $r"; done >"$coordinates_file"
+printf 'SwitchName=leaf0 Nodes=%s[3-1]\n' "$host" >"$logdir/bad-topology.conf"
+printf '0: 0, 0\n' >"$logdir/bad-coordinates"
+# "MAP|mpirun's extra arguments (space-separated)"
+readonly SOURCE_MAPS=(
+    "slurm|${slurm_env[*]}"
+    "slurm:1|${slurm_env[*]}"
+    "topology:$topology_conf|"
+    "coordinates:$coordinates_file|"
+)
+for source in "${SOURCE_MAPS[@]}"; do
+    IFS='|' read -r cluster_map env_args <<<"$source"
+    read -ra env_args <<<"$env_args"
+    name="cluster source: ${cluster_map%%:/*} is one cluster"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" "${env_args[@]}" \
+        --mca coll_hier_cluster_map "$cluster_map" --mca coll_hier_verbose 1 -- "$alltoall_checker" "${host_args[@]}"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p/hosts"
+    ((plain)) || check_verbose "$name: verbose" "$HOST_MAP_NODES" alltoall "$AUTO_EXPECTED"
+done
+name="cluster source: slurm without SLURM_TOPOLOGY_ADDR"
+run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" \
+    --mca coll_hier_cluster_map slurm --mca coll_hier_verbose 1 -- "$alltoall_checker" "${host_args[@]}"
+check_result "$name: results"
+check_checksum "$name: checksum" "$p/hosts"
+if ((!plain)); then
+    check_error_line "$name: one line" 'coll_hier_cluster_map "slurm" finds no SLURM_TOPOLOGY_ADDR' 0
+    check_verbose "$name: verbose" "$HOST_MAP_NODES" alltoall "$AUTO_EXPECTED"
+fi
+# "MAP|mpirun's extra arguments|what the error line says"
+readonly BAD_SOURCES=(
+    "slurm|-x SLURM_TOPOLOGY_ADDR=$host|names no switch above the node"
+    "slurm|-x SLURM_TOPOLOGY_ADDR=a..$host|is not names separated by '.'"
+    "slurm:3|${slurm_env[*]}|has 2 switch level(s), fewer than 3"
+    "slurm:x||is not slurm, slurm:leaf or slurm:LEVEL"
+    "topology:$logdir/bad-topology.conf||line 1 has Nodes="
+    "topology:$logdir/no-such-file||cannot be read"
+    "coordinates:$logdir/bad-coordinates||line 1 is not \"RANK: GROUP"
+)
+for bad in "${BAD_SOURCES[@]}"; do
+    IFS='|' read -r cluster_map env_args says <<<"$bad"
+    read -ra env_args <<<"$env_args"
+    name="bad value: cluster source ${cluster_map##*/}"
+    run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$HOST_MAP_NODES" "${env_args[@]}" \
+        --mca coll_hier_cluster_map "$cluster_map" -- "$alltoall_checker" "${host_args[@]}"
+    check_result "$name: results"
+    check_checksum "$name: checksum" "$p/hosts"
+    if ((!plain)); then
+        check_error_line "$name: error line" "coll_hier_cluster_map \"$cluster_map\" "
+        if grep -qF "$says" "$log.err"; then pass "$name: says $says"
+        else fail "$name: says" "the error line does not say: $says" "$log"; fi
+    fi
+done
 comms_in_use=world,dup,parity,reversed
 
 # The other collectives, row by row of COLL_RUNS.

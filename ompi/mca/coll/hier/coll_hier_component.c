@@ -256,8 +256,9 @@ static int hier_register(void)
 
     hier_register_string("cluster_map",
         "Clusters of nodes joined by a slower backbone: host patterns "
-        "(\"nancy:cvn[1-3];rennes:cvn[4-9]\"), cluster sizes in nodes (\"3,6\"), or \"probe\" "
-        "to measure them. Empty: one cluster.",
+        "(\"nancy:cvn[1-3];rennes:cvn[4-9]\"), cluster sizes in nodes (\"3,6\"), \"probe\" "
+        "to measure them, or what the machine says: slurm[:LEVEL], topology:PATH (a Slurm "
+        "topology.conf), coordinates:PATH (MPICH's). Empty: one cluster (docs/hierarchy.md).",
         NULL, &c->cluster_map);
 
     hier_register_string("link_costs",

@@ -210,6 +210,19 @@ static int hier_topology_probes(struct ompi_communicator_t *comm, const int *nod
                                 several_nodes);
 }
 
+/* Says, once per process, what the core noted of a communicator it made (a
+ * cluster source that found nothing): comm's rank 0 does. */
+static void hier_report_notice(struct ompi_communicator_t *comm, const char *notice)
+{
+    static bool reported = false;
+
+    if (!reported && '\0' != notice[0] && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:hier: %s (on %s)\n", notice, comm->c_name);
+        fflush(stderr);
+    }
+    reported = reported || '\0' != notice[0];
+}
+
 /* The core's communicator, built once from every rank's node, rank in
  * MPI_COMM_WORLD, job-wide node and rules fingerprint (facts, as gathered),
  * with host names and the latency probe where the settings need them. A
@@ -222,7 +235,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
     const char *cost_file = hier_settings_cost_file(settings);
-    char error[MCA_COLL_HIER_LINE_MAX];
+    char error[MCA_COLL_HIER_LINE_MAX], notice[MCA_COLL_HIER_LINE_MAX] = "";
     hier_comm_failure_t failure = {"invalid setting", 0};
     hier_comm_input_t input = {
         .settings = settings,
@@ -257,6 +270,9 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     }
     module->topology = hier_comm_create(&input, error, sizeof(error), &failure);
     free(latency);
+    if (NULL != module->topology) {
+        strncpy(notice, error, sizeof(notice));
+    }
     if (NULL != cost_file) {
         rc = hier_agree_on_cost_file(module, comm, cost_file, error, sizeof(error), &failure);
         if (OMPI_SUCCESS != rc) {
@@ -265,6 +281,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         }
     }
     if (NULL != module->topology) {
+        hier_report_notice(comm, notice);
         return OMPI_SUCCESS;
     }
     if ('\0' == error[0]) {
@@ -277,20 +294,28 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
 }
 
 /* Every rank's host name (opal_process_info.nodename: a host's name does not
- * depend on the communicator), in fixed-width fields, for a cluster map of
- * host patterns: one more allgather through the previous module. A name
- * longer than its field keeps no NUL, which the core reports. The caller
- * frees *names. */
+ * depend on the communicator), or for "slurm" its SLURM_TOPOLOGY_ADDR and
+ * _PATTERN (hier_settings_wants_host_names), in fixed-width fields: one more
+ * allgather through the previous module. A name longer than its field keeps
+ * no NUL, which the core reports. The caller frees *names. */
 static int hier_gather_host_names(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                  char **names)
+                                  int wanted, char **names)
 {
-    char mine[HIER_HOST_NAME_WIDTH];
+    char mine[HIER_HOST_NAME_WIDTH], address[2 * HIER_HOST_NAME_WIDTH + 2] = "";
+    const char *slurm_address = getenv("SLURM_TOPOLOGY_ADDR");
+    const char *slurm_pattern = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
 
     *names = malloc((size_t) ompi_comm_size(comm) * HIER_HOST_NAME_WIDTH);
     if (NULL == *names) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    strncpy(mine, NULL == opal_process_info.nodename ? "" : opal_process_info.nodename, sizeof(mine));
+    if (HIER_GATHER_SLURM_ADDRESS == wanted && NULL != slurm_address) {
+        snprintf(address, sizeof(address), "%.*s\n%.*s", HIER_HOST_NAME_WIDTH, slurm_address,
+                 HIER_HOST_NAME_WIDTH, NULL == slurm_pattern ? "" : slurm_pattern);
+    } else if (HIER_GATHER_HOST_NAME == wanted && NULL != opal_process_info.nodename) {
+        snprintf(address, sizeof(address), "%.*s", HIER_HOST_NAME_WIDTH, opal_process_info.nodename);
+    }
+    strncpy(mine, address, sizeof(mine));
     return module->previous.allgather(mine, HIER_HOST_NAME_WIDTH, MPI_CHAR, *names, HIER_HOST_NAME_WIDTH,
                                       MPI_CHAR, comm, module->previous.allgather_module);
 }
@@ -361,7 +386,8 @@ static int hier_gather_rest(mca_coll_hier_module_t *module, struct ompi_communic
         hashes[i] = of_rank[3];
     }
     if (hier_settings_wants_host_names(mca_coll_hier_component.settings)) {
-        rc = hier_gather_host_names(module, comm, &names);
+        rc = hier_gather_host_names(module, comm, hier_settings_wants_host_names(mca_coll_hier_component.settings),
+                                    &names);
         *why = OMPI_SUCCESS == rc ? NULL : "gathering the host names failed";
     }
     if (OMPI_SUCCESS == rc) {

@@ -102,6 +102,7 @@ hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t 
             }
             return nullptr;
         }
+        write_text(err, errlen, why.notice);
         return new hier_comm{std::move(communicator)};
     } catch (...) {  // no C++ exception may reach the C glue
         if (failure) {

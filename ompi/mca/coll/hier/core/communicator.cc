@@ -16,6 +16,7 @@
 #include <limits>
 #include <vector>
 
+#include "cluster_source.h"
 #include "cost.h"
 #include "hostmap.h"
 #include "torus.h"
@@ -32,10 +33,14 @@ const Settings &default_settings()
 }
 
 
-// Every rank's host name from the glue's fixed-width fields; empty and
-// *error set if one did not fit.
-std::vector<std::string> host_names(const hier_comm_input_t &input, std::string *error)
+// Every rank's host name (or Slurm address) from the glue's fixed-width
+// fields; empty and *error set if they were not gathered or one did not fit.
+std::vector<std::string> host_names(const hier_comm_input_t &input, const std::string &map, std::string *error)
 {
+    if (!input.host_names) {
+        *error = "coll_hier_cluster_map \"" + map + "\": the host names were not gathered";
+        return {};
+    }
     std::vector<std::string> names;
     for (int rank = 0; rank < input.size; ++rank) {
         const char *field = input.host_names + size_t(rank) * HIER_HOST_NAME_WIDTH;
@@ -49,6 +54,26 @@ std::vector<std::string> host_names(const hier_comm_input_t &input, std::string 
         names.emplace_back(field, length);
     }
     return names;
+}
+
+// Whether every rank read the same cluster source file (a file may differ
+// between nodes, or be missing on some): else *error, so that every rank
+// falls back alike. Collective when the source is a file and the glue lends
+// an agreement.
+void agree_on_cluster_file(const hier_comm_input_t &input, const Settings &settings, std::string *error)
+{
+    const ClusterSource &source = settings.cluster_source();
+    const bool file = source.kind == HIER_CLUSTER_MAP_TOPOLOGY || source.kind == HIER_CLUSTER_MAP_COORDINATES;
+    if (!file || !input.agree_max) {
+        return;
+    }
+    double extremes[2] = {source.fingerprint, -source.fingerprint};
+    if (input.agree_max(input.agree_ctx, extremes, 2) != 0) {
+        *error = "coll_hier_cluster_map \"" + settings.cluster_map() + "\": agreeing on the file failed";
+    } else if (extremes[0] != source.fingerprint || -extremes[1] != source.fingerprint) {
+        *error = "coll_hier_cluster_map \"" + settings.cluster_map() +
+                 "\" was not read alike on every rank; expected the same file on every node";
+    }
 }
 
 // Hops between every two nodes (a * n + b) on a torus of nodes; empty
@@ -96,10 +121,16 @@ std::vector<int> torus_of(const hier_comm_input_t &input, const Settings &settin
 
 // The cluster of each node of topology (numbered as it numbers them), from
 // a cluster per rank (given, or the node map's), the latency probe, host
-// patterns or counts; empty and *error set if the map does not fit.
+// patterns, counts or a cluster source (cluster_source.h); empty and *error
+// set if the map does not fit, empty and *notice set if a source found
+// nothing (the communicator runs without clusters).
 std::vector<int> clusters_of_nodes(const Topology &topology, const hier_comm_input_t &input,
-                                   const Settings &settings, std::string *error)
+                                   const Settings &settings, std::string *error, std::string *notice)
 {
+    agree_on_cluster_file(input, settings, error);
+    if (!error->empty()) {
+        return {};
+    }
     const std::vector<int> &of_map_node = settings.cluster_of_map_node();
     if (input.cluster_of_rank || !of_map_node.empty()) {
         // With a node map, node_of_rank names the map's nodes.
@@ -115,11 +146,7 @@ std::vector<int> clusters_of_nodes(const Topology &topology, const hier_comm_inp
     case HIER_CLUSTER_MAP_NONE: return {};
     case HIER_CLUSTER_MAP_COUNTS: return fit_cluster_counts(map, settings.cluster_counts(), topology.node_count(), error);
     case HIER_CLUSTER_MAP_HOSTS: {
-        if (!input.host_names) {
-            *error = "coll_hier_cluster_map \"" + map + "\": the host names were not gathered";
-            return {};
-        }
-        const std::vector<std::string> names = host_names(input, error);
+        const std::vector<std::string> names = host_names(input, map, error);
         return error->empty() ? clusters_from_host_map(map, topology, names, input.job_wide != 0, error)
                               : std::vector<int>();
     }
@@ -130,6 +157,19 @@ std::vector<int> clusters_of_nodes(const Topology &topology, const hier_comm_inp
         }
         const auto n = size_t(topology.node_count());
         return clusters_from_latency(std::vector<double>(input.node_latency, input.node_latency + n * n));
+    }
+    case HIER_CLUSTER_MAP_SLURM:
+    case HIER_CLUSTER_MAP_TOPOLOGY:
+    case HIER_CLUSTER_MAP_COORDINATES: {
+        std::vector<std::string> gathered;
+        if (settings.cluster_map_kind() != HIER_CLUSTER_MAP_COORDINATES) {
+            gathered = host_names(input, map, error);
+        }
+        const std::vector<int> world_rank =
+            input.world_rank ? std::vector<int>(input.world_rank, input.world_rank + input.size) : std::vector<int>();
+        return error->empty() ? clusters_from_source(map, settings.cluster_source(), topology, gathered, world_rank,
+                                                     error, notice)
+                              : std::vector<int>();
     }
     }
     return {};
@@ -188,7 +228,8 @@ std::unique_ptr<Communicator> Communicator::create(const hier_comm_input_t &inpu
     }
     const std::vector<int> nodes(input.node_of_rank, input.node_of_rank + input.size);
     std::string &error = failure->line;
-    const std::vector<int> cluster_of_node = clusters_of_nodes(Topology(nodes), input, settings, &error);
+    const std::vector<int> cluster_of_node =
+        clusters_of_nodes(Topology(nodes), input, settings, &error, &failure->notice);
     if (error.empty() && settings.embedding() < 0) {
         error = settings.embedding_error();
         failure->reported = true;

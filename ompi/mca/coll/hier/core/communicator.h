@@ -58,6 +58,9 @@ public:
         std::string line;
         const char *reason = "invalid setting";
         bool reported = false;
+        // A line to say even when the communicator is made (a cluster
+        // source that found nothing: it runs without clusters).
+        std::string notice;
     };
 
     // The communicator input describes, or nullptr and *failure when a

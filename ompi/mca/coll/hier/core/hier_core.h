@@ -88,13 +88,18 @@ const char *hier_algorithm_description(hier_op_t op, int id);
 const char *hier_op_name(hier_op_t op);
 
 /* The forms of coll_hier_cluster_map: none (NULL or ""), node counts
- * ("3,6"), host patterns ("nancy:cvn[1-3];rennes:cvn[4-9]", anything with a
- * ':'), or the latency probe ("probe"). */
+ * ("3,6"), host patterns ("nancy:cvn[1-3];rennes:cvn[4-9]", anything else
+ * with a ':'), the latency probe ("probe"), or a source the machine
+ * describes itself by (core/cluster_source.h): "slurm[:LEVEL]",
+ * "topology:PATH", "coordinates:PATH". */
 typedef enum {
     HIER_CLUSTER_MAP_NONE = 0,
     HIER_CLUSTER_MAP_COUNTS,
     HIER_CLUSTER_MAP_HOSTS,
-    HIER_CLUSTER_MAP_PROBE
+    HIER_CLUSTER_MAP_PROBE,
+    HIER_CLUSTER_MAP_SLURM,
+    HIER_CLUSTER_MAP_TOPOLOGY,
+    HIER_CLUSTER_MAP_COORDINATES
 } hier_cluster_map_kind_t;
 
 /* The settings, parsed once per process from the MCA values (core/
@@ -135,7 +140,11 @@ const char *hier_settings_problem(const hier_settings_t *settings, int index, in
 const char *hier_settings_unusable(const hier_settings_t *settings);
 /* With a node map: 1 and *node, the node of world_rank; else 0. */
 int hier_settings_node_map(const hier_settings_t *settings, int world_rank, int *node);
-/* 1 when the cluster map is host patterns: the glue gathers host names. */
+/* What the glue gathers into host_names (hier_comm_input_t) for the
+ * cluster map: nothing (0), every rank's host name (host patterns, a
+ * topology.conf), or its "SLURM_TOPOLOGY_ADDR\nSLURM_TOPOLOGY_ADDR_PATTERN"
+ * ("" without the first; the pattern may be missing). */
+enum { HIER_GATHER_HOST_NAME = 1, HIER_GATHER_SLURM_ADDRESS = 2 };
 int hier_settings_wants_host_names(const hier_settings_t *settings);
 /* The probes a communicator of `ranks` ranks (on more than one node:
  * several_nodes) needs, with its alltoall's algorithm id: */
@@ -191,8 +200,9 @@ typedef struct hier_comm_input {
     /* Clusters by rank (any integer naming rank i's cluster), overriding the
      * settings' cluster map; NULL: from the settings. */
     const int *cluster_of_rank;
-    /* host_names[i * HIER_HOST_NAME_WIDTH ...]: the name of rank i's host,
-     * for a cluster map of host patterns; NULL otherwise. job_wide != 0: the
+    /* host_names[i * HIER_HOST_NAME_WIDTH ...]: the name of rank i's host
+     * (or its Slurm address: hier_settings_wants_host_names) for a cluster
+     * map that needs it; NULL otherwise. job_wide != 0: the
      * communicator holds every process of the job, so a host pattern that
      * matches none of its hosts is an error. */
     const char *host_names;
@@ -253,7 +263,8 @@ typedef struct hier_comm_failure {
 /* Returns NULL when a setting does not fit the communicator (a cluster map,
  * a torus, a cost file) or is invalid (cost source, embedding), and writes
  * one line (no newline) to err and, when failure is not NULL, fills it;
- * NULL with err empty means out of memory. */
+ * NULL with err empty means out of memory. Made, it may still write a line
+ * to err, a notice to say once (a cluster source that found nothing). */
 hier_comm_t *hier_comm_create(const hier_comm_input_t *input, char *err, size_t errlen,
                               hier_comm_failure_t *failure);
 void hier_comm_destroy(hier_comm_t *comm);

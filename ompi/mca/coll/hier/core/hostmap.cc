@@ -254,7 +254,7 @@ std::string check_host_map(const std::string &text)
 
 std::vector<int> clusters_from_host_map(const std::string &text, const Topology &nodes,
                                         const std::vector<std::string> &host_of_rank, bool job_wide,
-                                        std::string *error)
+                                        std::string *error, const HostMapWording *wording)
 {
     Parser parser(text);
     const std::vector<HostCluster> clusters = parser.parse();
@@ -262,8 +262,8 @@ std::vector<int> clusters_from_host_map(const std::string &text, const Topology 
         *error = parser.error();
         return {};
     }
-    const std::string prefix = "coll_hier_cluster_map \"" + text + "\" ";
-    const std::string suffix = std::string("; ") + kExpected;
+    const std::string prefix = "coll_hier_cluster_map \"" + (wording ? wording->shown : text) + "\" ";
+    const std::string suffix = "; " + (wording ? wording->expected : std::string(kExpected));
     std::vector<std::vector<bool>> used(clusters.size());
     for (size_t c = 0; c < clusters.size(); ++c) {
         used[c].assign(clusters[c].patterns.size(), false);

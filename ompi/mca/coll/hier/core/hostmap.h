@@ -39,9 +39,13 @@ std::string check_host_map(const std::string &text);
 // map does not parse, leaves a host in no cluster, puts one in two, or puts
 // the ranks of one node in two clusters; and, when job_wide (the
 // communicator holds every process of the job), when a pattern matches none
-// of its hosts.
+// of its hosts. An error names the map as wording->shown and ends with
+// wording->expected when given (a map made from another source's file).
+struct HostMapWording {
+    std::string shown, expected;
+};
 std::vector<int> clusters_from_host_map(const std::string &text, const Topology &nodes,
                                         const std::vector<std::string> &host_of_rank, bool job_wide,
-                                        std::string *error);
+                                        std::string *error, const HostMapWording *wording = nullptr);
 
 } // namespace hier

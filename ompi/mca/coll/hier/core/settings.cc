@@ -43,6 +43,9 @@ hier_cluster_map_kind_t cluster_map_kind_of(const std::string &map)
     if (map == kProbeKeyword) {
         return HIER_CLUSTER_MAP_PROBE;
     }
+    if (cluster_source_kind(map) != HIER_CLUSTER_MAP_NONE) {
+        return cluster_source_kind(map);
+    }
     return is_host_map(map) ? HIER_CLUSTER_MAP_HOSTS : HIER_CLUSTER_MAP_COUNTS;
 }
 
@@ -169,6 +172,8 @@ void Settings::parse_maps(const hier_settings_input_t &input)
         cluster_counts_ = parse_cluster_counts(cluster_map_, &counts_error);
     } else if (cluster_map_kind_ == HIER_CLUSTER_MAP_HOSTS) {
         hosts_error = check_host_map(cluster_map_);
+    } else if (cluster_source_kind(cluster_map_) != HIER_CLUSTER_MAP_NONE) {
+        hosts_error = read_cluster_source(cluster_map_, &cluster_source_);
     }
 
     const std::string node_map = text_of(input.node_map);
@@ -265,7 +270,12 @@ int hier_settings_node_map(const hier_settings_t *settings, int world_rank, int 
 
 int hier_settings_wants_host_names(const hier_settings_t *settings)
 {
-    return settings->settings.cluster_map_kind() == HIER_CLUSTER_MAP_HOSTS ? 1 : 0;
+    switch (settings->settings.cluster_map_kind()) {
+    case HIER_CLUSTER_MAP_HOSTS:
+    case HIER_CLUSTER_MAP_TOPOLOGY: return HIER_GATHER_HOST_NAME;
+    case HIER_CLUSTER_MAP_SLURM: return HIER_GATHER_SLURM_ADDRESS;
+    default: return 0;
+    }
 }
 
 int hier_settings_probes(const hier_settings_t *settings, int alltoall_requested, int ranks, int several_nodes)

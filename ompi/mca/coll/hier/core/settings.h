@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster_source.h"
 #include "cost.h"
 #include "hier_core.h"
 #include "link_costs.h"
@@ -56,10 +57,12 @@ public:
     int node_map_nodes() const { return node_map_nodes_; }
     const std::vector<int> &cluster_of_map_node() const { return cluster_of_map_node_; }
 
-    // coll_hier_cluster_map: its form, its text (host patterns), its counts.
+    // coll_hier_cluster_map: its form, its text (host patterns), its counts,
+    // the source it names (slurm, topology:, coordinates:) with its file read.
     hier_cluster_map_kind_t cluster_map_kind() const { return cluster_map_kind_; }
     const std::string &cluster_map() const { return cluster_map_; }
     const std::vector<int> &cluster_counts() const { return cluster_counts_; }
+    const ClusterSource &cluster_source() const { return cluster_source_; }
 
     // coll_hier_torus_dims (fits MPI_COMM_WORLD; empty: none, or invalid).
     const std::vector<int> &torus_dims() const { return torus_dims_; }
@@ -103,6 +106,7 @@ private:
     hier_cluster_map_kind_t cluster_map_kind_ = HIER_CLUSTER_MAP_NONE;
     std::string cluster_map_;
     std::vector<int> cluster_counts_;
+    ClusterSource cluster_source_;
     std::vector<int> torus_dims_;
     LinkCostSpec link_costs_;
     CostSource cost_;
