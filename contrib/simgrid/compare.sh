@@ -25,7 +25,7 @@
 #                                        detached send in one list: O(n^2) wall time)
 #   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
 #                                        links as the platform says (no SMPI correction)
-#   --cfg=maxmin/precision:1e-6          SimGrid's solver aborts at the default 1e-5 with
+#   --cfg=maxmin/precision:1e-4          SimGrid's solver aborts at the default 1e-5 and at 1e-6 with
 #                                        many flows on a link (1e-9 crashes it)
 # A selector's variant runs MPI's own collective (-a mpi) with
 # --cfg=smpi/COLLECTIVE:SELECTOR; hier's runs auto with --cfg=smpi/COLLECTIVE:ompi,
@@ -78,7 +78,7 @@ done >"$hostfile"
 ranks=$(awk -F: '{n += $2} END {print n}' "$hostfile")
 
 common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no --cfg=smpi/send-is-detached-thresh:0
-        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=maxmin/precision:1e-6
+        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=maxmin/precision:1e-4
         --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
 hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 [ -n "$cluster_map" ] && hier_args+=(-C "$cluster_map")

@@ -29,10 +29,11 @@
 //     -v LEVEL    hier's verbose level for the decision lines (default 1)
 //
 // Rank 0 prints one CSV line per size (header first) on stdout:
-//   collective,size,requested,chosen,avg_us,min_us,max_us,iterations,validation,reason
-// A call's time is the slowest rank's (the largest MPI_Wtime difference over
-// the ranks, from a barrier's exit to the call's return); avg_us is its mean
-// over the timed calls, min_us and max_us its extremes. Every call, warm-up
+//   collective,size,requested,chosen,avg_us,min_us,max_us,iterations,late,validation,reason
+// Every call starts at one simulated instant on every rank (common_start);
+// its time is the slowest rank's return less that instant; avg_us is its
+// mean over the timed calls, min_us and max_us its extremes, late the most
+// calls any rank started after the instant. Every call, warm-up
 // included, is validated byte for byte: each block holds a pattern of
 // (sender, receiver, byte index), the receive buffer is reset to 0x00 or
 // 0xff (alternately) before each call, so a byte never written fails one of
@@ -40,8 +41,10 @@
 //
 // Ranks of one simulated process (--cfg=smpi/privatization:no) share what
 // does not depend on the rank, built once: the parsed settings, the node of
-// every rank (from MPI_Get_processor_name), the timing table. With
-// privatization each rank builds its own (slower, same results).
+// every rank (from MPI_Get_processor_name), the tables the ranks agree
+// through. With privatization each rank builds its own and agrees through
+// MPI (slower, same results). HIER_SMPI_PROFILE=1 prints this machine's
+// wall time per phase, summed over the ranks.
 #include <mpi.h>
 
 #include <algorithm>
@@ -57,8 +60,8 @@
 
 #include "hier_core.h"
 
-// smpi_helpers.h makes clock_gettime the simulated clock: -P wants this
-// machine's.
+// smpi_helpers.h makes clock_gettime the simulated clock: the wall times
+// HIER_SMPI_PROFILE prints are this machine's.
 #undef clock_gettime
 
 namespace {

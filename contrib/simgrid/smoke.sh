@@ -26,7 +26,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no --cfg=smpi/send-is-detached-thresh:0
-        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=maxmin/precision:1e-6
+        --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=maxmin/precision:1e-4
         --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
 printf 'n0:16\nn1:16\nn2:16\nn3:16\n' >"$tmp/fattree.hosts"
 printf 'a0:16\na1:16\nb0:16\nb1:16\n' >"$tmp/sites.hosts"
