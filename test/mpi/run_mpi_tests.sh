@@ -1178,7 +1178,7 @@ rule-file-version-2
 RULES
     name="rules file: a row per message size, map=4,3,2,1"
     run_check "$name" 10 --mca coll "$coll_list" --mca coll_hier_node_map 4,3,2,1 --mca coll_hier_verbose 2 \
-        --mca coll_hier_dynamic_rules "$rules" -- "$alltoall_checker" --comms world --types int
+        --mca coll_hier_dynamic_rules "$rules" -- "$alltoall_checker" --comms world --types int --counts 0,1,7,4096
     check_result "$name: results"
     for expected in "pairwise (by coll_hier_dynamic_rules)" "factor (by coll_hier_dynamic_rules)" \
                     "edgecolor (by coll_hier_dynamic_rules; window 4)"; do
