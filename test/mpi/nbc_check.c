@@ -34,8 +34,9 @@
  *
  * --only-ialltoall N runs instead N MPI_Ialltoall in a row, each waited,
  * on a new communicator (a dup of MPI_COMM_WORLD named "nbc_check
- * ialltoall-only") that calls no other collective: a component that learns
- * a communicator at its first blocking collective never takes these.
+ * ialltoall-only") that calls no other collective, then MPI_Barrier and N
+ * more: a component that learns a communicator at its first blocking
+ * collective takes the last N only.
  *
  * Output (rank 0 of MPI_COMM_WORLD), as the other checkers':
  *   nbc_check: FAIL ...                 one line per failing check and rank
@@ -443,16 +444,17 @@ typedef struct {
 } options_t;
 
 /* o->only_ialltoall MPI_Ialltoall in a row, each waited and checked, on a
- * new communicator that calls nothing else; block sizes from o->counts in
- * turn. */
+ * new communicator that calls no other collective, then a barrier and as
+ * many again; block sizes from o->counts in turn. */
 static int run_only_ialltoall(const options_t *o)
 {
     comm_entry_t only = {"ialltoall-only", MPI_COMM_NULL, 1};
     tally_t t = TALLY_START;
     MPI_Comm_dup(MPI_COMM_WORLD, &only.comm);
     name_comm(only.comm, only.label);
-    for (int call = 0; call < o->only_ialltoall; call++) {
+    for (int call = 0; call < 2 * o->only_ialltoall; call++) {
         slot_t s;
+        if (call == o->only_ialltoall) MPI_Barrier(only.comm);
         make_slot(&s, K_ALLTOALL, &only, 0, o->counts[call % o->ncounts], 0, (uint32_t)(7000 + call));
         fill_slot(&s, (uint32_t)(9000 + call));
         int rc = issue(&s);
@@ -471,7 +473,7 @@ static void usage(FILE *f)
                "  --counts    elements per block, taken in turn (default 0,1,7,100)\n"
                "  --quick     --rounds 4\n"
                "  --no-persistent  nonblocking requests only\n"
-               "  --only-ialltoall N  instead, N MPI_Ialltoall alone on a new communicator\n");
+               "  --only-ialltoall N  instead, N MPI_Ialltoall alone on a new communicator, a barrier, N more\n");
 }
 
 static int parse_options(int argc, char **argv, options_t *o)

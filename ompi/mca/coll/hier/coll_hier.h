@@ -276,12 +276,12 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
 /* coll_hier_topology.c: the same from a nonblocking or persistent call
  * (named call, "ialltoall"), which may not wait for the other ranks: the
  * first such call starts the gathering (the previous module's nonblocking
- * allgather) and falls back; the next call on comm, of any form, completes
- * it. Returns true when this call completed it (hier takes over from it).
- * Where the settings need more than the allgather (host names, a probe, a
- * cost file's agreement), nothing starts: module->topology_error says so,
- * and the first blocking collective gathers. */
-bool mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+ * allgather) and falls back, as do the nonblocking calls after it; the
+ * first blocking collective on comm completes it. Where the settings need
+ * more than the allgather (host names, a probe, a cost file's agreement),
+ * nothing starts: module->topology_error says so, and the first blocking
+ * collective gathers. */
+void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                                const char *call);
 /* coll_hier_topology.c: a gathering still in flight when the module ends
  * is completed first (every rank started it). */

@@ -12,8 +12,9 @@
  * schedule or falls back, with what window and as which call of a trial;
  * and rank 0 renders and prints the verbose line of the decision. A
  * nonblocking or persistent call asks without waiting for the other ranks:
- * the first one starts gathering the topology (coll_hier_topology.c) and
- * falls back; it never joins a trial.
+ * the first one starts gathering the topology (coll_hier_topology.c), which
+ * the first blocking collective completes; until then they fall back. It
+ * never joins a trial.
  */
 #include "coll_hier.h"
 
@@ -148,11 +149,10 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
 {
     hier_decision_t decision;
     char name[32];
-    bool takes_over;
 
     *window = module->window;
     hier_call_name(op, form, name, sizeof(name));
-    takes_over = mca_coll_hier_gather_topology_nonblocking(module, comm, name);
+    mca_coll_hier_gather_topology_nonblocking(module, comm, name);
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
         hier_cannot(NULL != module->topology_error ? module->topology_error
                                                    : "the communicator's topology is being gathered",
@@ -162,11 +162,6 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
         hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 1, say,
                          &decision);
         *window = decision.window;
-        /* Said whatever the verbose line of this form said before. */
-        if (takes_over && 0 == ompi_comm_rank(comm)) {
-            opal_output_verbose(1, mca_coll_hier_component.output, "coll:hier: takes over %s on %s from this call: %s",
-                                name, comm->c_name, hier_algorithm_name(op, decision.chosen));
-        }
     }
     mca_coll_hier_report(module, comm, op, form, &decision);
     return decision.schedule;

@@ -155,6 +155,9 @@ static int hier_module_enable(mca_coll_base_module_t *base, struct ompi_communic
 
 static int hier_module_disable(mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
 {
+    /* A gathering still in flight belongs to the previous module's
+     * allgather: it ends before that module is let go. */
+    mca_coll_hier_gathering_release((mca_coll_hier_module_t *) base);
     hier_release_previous((mca_coll_hier_module_t *) base);
     return OMPI_SUCCESS;
 }

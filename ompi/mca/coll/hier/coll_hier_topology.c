@@ -428,7 +428,7 @@ static void hier_gathered(mca_coll_hier_module_t *module, struct ompi_communicat
 /* Completes the gathering a nonblocking call started. */
 static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
 {
-    char how[160];
+    char how[200];
     int rc = ompi_request_wait(&module->gathering.request, MPI_STATUS_IGNORE);
 
     if (OMPI_SUCCESS == rc) {
@@ -439,10 +439,13 @@ static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_
     free(module->gathering.facts);
     module->gathering.facts = NULL;
     snprintf(how, sizeof(how),
-             "in %.1f ms by a nonblocking allgather its first %s started; meanwhile that %s ran on Open MPI's own",
-             1e3 * (mca_coll_hier_now() - module->gathering.start), module->gathering.started_by,
-             module->gathering.started_by);
+             "by a nonblocking allgather its first %s started %.1f ms before its first blocking collective; "
+             "the nonblocking calls before that ran on Open MPI's own",
+             module->gathering.started_by, 1e3 * (mca_coll_hier_now() - module->gathering.start));
     hier_gathered(module, comm, rc, how);
+    /* The fallback lines printed while gathering were not the decisions:
+     * each collective's next call says its own. */
+    memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
 }
 
 void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
@@ -482,25 +485,22 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
     hier_gathered(module, comm, rc, how);
 }
 
-bool mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                                const char *call)
 {
     const char *blocking_only;
     int rc;
 
-    if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
-        /* Every rank completes it at the same call, so every rank takes
-         * the same calls; it is done by now unless a rank started late. */
-        hier_gathering_complete(module, comm);
-        return MCA_COLL_HIER_TOPOLOGY_READY == module->topology_state;
-    }
+    /* Gathering: completing it waits for every rank's first call, which a
+     * nonblocking start may not do (a rank may reach its first call only
+     * after a message this rank sends later): the blocking collective does. */
     if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
-        return false;
+        return;
     }
     module->comm = comm;
     if (!hier_plan_possible(module, &module->topology_error)) {
         module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
-        return false;
+        return;
     }
     blocking_only = hier_plan_needs_blocking(comm);
     if (NULL != blocking_only || NULL == module->previous.iallgather) {
@@ -509,12 +509,16 @@ bool mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
                                        "gathered at its first blocking collective"
                                      : "no nonblocking allgather: the communicator's topology is gathered at its "
                                        "first blocking collective";
-        return false;
+        return;
     }
     hier_facts_of_this_rank(comm, module->gathering.mine);
     module->gathering.facts = malloc((size_t) ompi_comm_size(comm) * sizeof(module->gathering.mine));
     if (NULL == module->gathering.facts) {
-        return false;
+        /* The other ranks start the allgather this rank cannot join: the
+         * communicator cannot be gathered; its calls fall back here. */
+        module->topology_error = "out of memory";
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+        return;
     }
     module->gathering.start = mca_coll_hier_now();
     snprintf(module->gathering.started_by, sizeof(module->gathering.started_by), "%s", call);
@@ -526,11 +530,11 @@ bool mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
         module->gathering.facts = NULL;
         module->topology_error = "gathering the topology failed";
         module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
-        return false;
+        return;
     }
-    module->topology_error = "the communicator's topology is being gathered, started by this call";
+    module->topology_error = "the communicator's topology is being gathered: its first blocking collective "
+                             "completes it";
     module->topology_state = MCA_COLL_HIER_TOPOLOGY_GATHERING;
-    return false;
 }
 
 void mca_coll_hier_gathering_release(mca_coll_hier_module_t *module)
