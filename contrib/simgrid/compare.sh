@@ -17,6 +17,8 @@
 #     -x WARMUP       untimed calls per size before them (default 0)
 #     -o DIR          where the CSV, the runs' outputs and the PNG go (default simgrid-results/)
 #     -R              run nothing: the table again from DIR's outputs of an earlier run
+#     -N              no hier auto run (its pick does not simulate in reasonable wall time):
+#                     the table from the selectors and the -a rows, hier's columns "-"
 #
 # Every variant is one smpirun of hier_smpi (contrib/simgrid/hier_smpi.cc) with
 #   --cfg=smpi/simulate-computation:no   compute between MPI calls is not charged
@@ -49,11 +51,11 @@ platform=$1; shift
 [ -f "$platform" ] || platform=$here/platforms/$platform.xml
 [ -f "$platform" ] || { echo "compare: no platform $platform" >&2; exit 2; }
 collective=alltoall sizes=1:256 algorithms= selectors=ompi,mpich,mvapich2,impi iters=1 warmup=0 outdir=simgrid-results
-reuse=0
-while getopts "c:m:a:s:i:x:o:R" opt; do
+reuse=0 no_auto=0
+while getopts "c:m:a:s:i:x:o:RN" opt; do
     case $opt in
     c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;; s) selectors=$OPTARG ;;
-    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; R) reuse=1 ;;
+    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; R) reuse=1 ;; N) no_auto=1 ;;
     *) usage ;;
     esac
 done
@@ -99,7 +101,7 @@ run() {
 IFS=, read -ra sels <<<"$selectors"
 IFS=, read -ra named <<<"$algorithms"
 for s in "${sels[@]}"; do run "$s" "$s" mpi; done
-run hier ompi auto
+if ((no_auto)); then rm -f "$outdir/$name-$collective-hier.out"; else run hier ompi auto; fi
 for a in "${named[@]}"; do run "$a" ompi "$a"; done
 
 # get VARIANT SIZE COLUMN: a field of the variant's line for that size
@@ -165,22 +167,26 @@ header+=",hier_us,hier_alg"
 for a in "${named[@]}"; do header+=",${a}_us"; done
 header+=",limit_us,hier_over_ompi,hier_over_best,best_selector,predicted,validation"
 echo "$header" >"$csv"
-for size in $(awk -F, 'NR > 1 {print $2}' "$outdir/$name-$collective-hier.out" 2>/dev/null); do
+# checked VALIDATION: a run that printed this size and did not check every
+# byte makes the row FAILED; a run that died before it ("-" in its column,
+# its error in DIR) does not.
+checked() { [ -z "$1" ] || [ "$1" = ok ] || valid=FAILED; }
+for size in $(cat "$outdir/$name-$collective"-*.out 2>/dev/null | awk -F, 'NR > 1 && $2 ~ /^[0-9]+$/ {print $2}' | sort -n | uniq); do
     row=$size valid=ok best= best_name=
     for s in "${sels[@]}"; do
         t=$(get "$s" "$size" 5)
         row+=",${t:--}"
-        [ "$(get "$s" "$size" 10)" = ok ] || valid=FAILED
+        checked "$(get "$s" "$size" 10)"
         if [ -n "$t" ] && { [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; }; then
             best=$t best_name=$s
         fi
     done
     hier=$(get hier "$size" 5)
-    [ "$(get hier "$size" 10)" = ok ] || valid=FAILED
+    checked "$(get hier "$size" 10)"
     row+=",${hier:--},$(get hier "$size" 4)"
     for a in "${named[@]}"; do
         row+=",$(get "$a" "$size" 5)"
-        [ "$(get "$a" "$size" 10)" = ok ] || valid=FAILED
+        checked "$(get "$a" "$size" 10)"
     done
     ompi=$(get ompi "$size" 5)
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "-"}'; }
