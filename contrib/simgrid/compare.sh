@@ -106,7 +106,7 @@ for a in "${named[@]}"; do run "$a" ompi "$a"; done
 
 # get VARIANT SIZE COLUMN: a field of the variant's line for that size
 # (5 avg_us, 4 chosen, 10 validation).
-get() { awk -F, -v s="$2" -v c="$3" '$2 == s {print $c}' "$outdir/$name-$collective-$1.out" 2>/dev/null; }
+get() { awk -F, -v s="$2" -v c="$3" '$2 == s {print $c}' "$outdir/$name-$collective-$1.out" 2>/dev/null || true; }
 
 # The physical lower bound in microseconds for one block size (docs/simgrid.md):
 # alltoall: every host's NIC carries n (p - n) blocks each way; every group
