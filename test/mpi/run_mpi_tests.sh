@@ -453,7 +453,10 @@ check_verbose() {
     ((clusters > 1)) && shape+=", $clusters clusters"
     [[ $comm == MPI_COMM_WORLD ]] || shape=""
     [[ -n $torus ]] && shape+=", torus $torus"
-    lines=$(cat "$log.out" "$log.err" | grep "coll:hier: $op on " || true)
+    # A nonblocking call's fallback while the topology is being gathered is
+    # no decision: the communicator's decision follows it.
+    lines=$(cat "$log.out" "$log.err" | grep "coll:hier: $op on " |
+                grep -v "): fallback (the communicator's topology is being gathered" || true)
     # p = 1: every communicator has one rank and comm_query declines it, so
     # hier has no module anywhere and must print nothing at all.
     if ((p == 1)); then
