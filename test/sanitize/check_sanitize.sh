@@ -16,7 +16,10 @@
 #   HIER_SANITIZE_UNIT_FILTER  GoogleTest filter of the unit tests run
 #                      (default: all but the three largest random sweeps,
 #                      which repeat on up to 256 ranks the paths the others
-#                      take, at ten times their cost under ASan; "*": all)
+#                      take, at ten times their cost under ASan, and the four
+#                      largest sweeps of the time models, arithmetic over
+#                      many machine sizes (100 of the layer's 175 s); "*":
+#                      all)
 #   HIER_SANITIZE_MPI  sample (default): every row of the registry through
 #                      each checker of its collective once, on the first
 #                      layout where it applies, with the quick counts and
@@ -81,7 +84,7 @@ passed=0 failed=0
 
 # unit (GoogleTest) and hier-inspect's checks, leaks included.
 unit_start=$SECONDS
-unit_filter=${HIER_SANITIZE_UNIT_FILTER:-*-Factor.RandomTopologiesUpTo256Ranks:EdgeColor.RandomTopologiesUpTo256Ranks:Lg.EveryPairOfClusterSizesUpTo40}
+unit_filter=${HIER_SANITIZE_UNIT_FILTER:-*-Factor.RandomTopologiesUpTo256Ranks:EdgeColor.RandomTopologiesUpTo256Ranks:Lg.EveryPairOfClusterSizesUpTo40:SharedModel.LargeCommunicatorsToo:SharedModel.EveryShareGivesTheUnsharedComparisonBitForBit:ScaleModel.WhereItPicksHier:ScaleModel.DecisionsAreTheSameOnEveryCall}
 say "unit tests: --gtest_filter=$unit_filter"
 GTEST_FILTER=$unit_filter make -j2 -C test/unit check >unit.log 2>&1
 rc=$?
