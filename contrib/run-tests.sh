@@ -153,9 +153,10 @@ fi
 # MPI in it: once, on the host.
 [[ -z $rerun ]] &&
     layer "cluster (test/cluster/test_delayline.sh)" env HIER_DELAYLINE="$PWD/contrib/cluster/hier-delayline" bash test/cluster/test_delayline.sh
-quick_flag=()
-[[ -n $rerun ]] && ((!full)) && quick_flag=(--quick)
-layer "cluster (test/cluster/run_cluster_tests.sh)" bash test/cluster/run_cluster_tests.sh "${quick_flag[@]}"
+cluster_flag=()
+((full)) && cluster_flag=(--full)
+[[ -n $rerun ]] && ((!full)) && cluster_flag=(--quick)
+layer "cluster (test/cluster/run_cluster_tests.sh)" bash test/cluster/run_cluster_tests.sh "${cluster_flag[@]}"
 
 # simgrid: hier's core in SimGrid's SMPI, 64 simulated ranks (no Open MPI in
 # it: once, on the host).
