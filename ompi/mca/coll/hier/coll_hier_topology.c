@@ -448,6 +448,21 @@ static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_
     memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
 }
 
+/* Whether comm's gathering starts now: nothing gathered or started yet, and
+ * settings comm can be gathered with (else it falls back for good). */
+static bool hier_gathering_may_start(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+{
+    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
+        return false;
+    }
+    module->comm = comm;
+    if (!hier_plan_possible(module, &module->topology_error)) {
+        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+        return false;
+    }
+    return true;
+}
+
 void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
 {
     int64_t *facts;
@@ -458,12 +473,7 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
     if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
         hier_gathering_complete(module, comm);
     }
-    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
-        return;
-    }
-    module->comm = comm;
-    if (!hier_plan_possible(module, &module->topology_error)) {
-        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+    if (!hier_gathering_may_start(module, comm)) {
         return;
     }
     hier_facts_of_this_rank(comm, module->gathering.mine);
@@ -494,12 +504,7 @@ void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
     /* Gathering: completing it waits for every rank's first call, which a
      * nonblocking start may not do (a rank may reach its first call only
      * after a message this rank sends later): the blocking collective does. */
-    if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
-        return;
-    }
-    module->comm = comm;
-    if (!hier_plan_possible(module, &module->topology_error)) {
-        module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
+    if (!hier_gathering_may_start(module, comm)) {
         return;
     }
     blocking_only = hier_plan_needs_blocking(comm);
