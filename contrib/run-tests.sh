@@ -73,9 +73,9 @@ last_counts() {
 # automake harness's log, the MPI driver's is its last line. The MPI layer
 # runs the checkers' quick counts (every datatype, communicator, layout and
 # form; blocks up to 400 B) unless --full (blocks of 4096 elements too: the
-# rendezvous protocol); the sanitize layer and the cluster layer run full
-# counts on every run. Under HIER_RERUN, each row once (--one-layout): the
-# other series runs the same code, what differs there is Open MPI.
+# rendezvous protocol); the cluster layer's runs name their own counts (up
+# to 80 KB). Under HIER_RERUN, each row once (--one-layout): the other
+# series runs the same code, what differs there is Open MPI.
 if [[ -n $rerun ]]; then
     mpi_flags="--rows-only --quick --one-layout"
     ((full)) && mpi_flags=--quick
@@ -135,9 +135,9 @@ layer() {
     count "$label" "$p" "$f" "${s:-0}"
 }
 
-# sanitize: once, on this host's Open MPI. The unit tests but the three
-# largest random sweeps (every unit test with --full), and each registry row
-# once through each checker of its collective at full counts.
+# sanitize: once, on this host's Open MPI. The unit tests but the largest
+# sweeps (every unit test with --full), and each registry row once through
+# each checker of its collective at quick counts (every layout with --full).
 if [[ -z $rerun ]]; then
     if ((full)); then
         layer "sanitize (ASan, UBSan)" env HIER_SANITIZE_UNIT_FILTER='*' HIER_SANITIZE_MPI=rows make check-sanitize
@@ -162,9 +162,9 @@ layer "cluster (test/cluster/run_cluster_tests.sh)" bash test/cluster/run_cluste
 # it: once, on the host).
 [[ -z $rerun ]] && layer "simgrid (contrib/simgrid/smoke.sh)" bash contrib/simgrid/smoke.sh
 
-# Open MPI 5.0: every layer again in contrib/with-ompi5's build tree (whose
-# own run of this script stops here: its Open MPI is 5.0), then each series'
-# build loaded into the other.
+# Open MPI 5.0: the MPI and cluster layers again in contrib/with-ompi5's
+# build tree (HIER_RERUN; that run of this script stops here: its Open MPI
+# is 5.0), then each series' build loaded into the other.
 source contrib/mpirun-local.sh   # hier_ompi_series
 if [ "$(hier_ompi_series)" = 4.1 ] && [ -z "${HIER_SKIP_OMPI5:-}" ]; then
     layer_start=$SECONDS
