@@ -283,8 +283,9 @@ mpirun_args=(--allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1
 # Every run is on this one host, where Open MPI selects ob1 over shared
 # memory anyway: naming it spares each of the layer's hundreds of launches
 # the opening of UCX, OFI and TCP (about a quarter of a 10-rank job's time).
+ompi_version=$("$MPIRUN" --version 2>/dev/null | awk 'NR == 1 {print $NF}')
 ompi_shm_btl=vader
-[[ $("$MPIRUN" --version 2>/dev/null | awk 'NR == 1 {print $NF}') == 4.* ]] || ompi_shm_btl=sm
+[[ $ompi_version == 4.* ]] || ompi_shm_btl=sm
 export OMPI_MCA_pml=ob1 OMPI_MCA_osc=^ucx OMPI_MCA_btl=self,$ompi_shm_btl
 # --quick: the checkers' default counts are the quick ones everywhere (the
 # hand-made runs' too), unless a run names its own.
@@ -319,7 +320,6 @@ export OMPI_MCA_coll_hier_link_costs=
 # would then fail alltoall_check's contig->vector cases through no fault of
 # hier. On those versions and sizes, pin tuned's alltoall to pairwise.
 readonly BRUCK_BUG_MIN_P=16
-ompi_version=$("$MPIRUN" --version 2>/dev/null | awk 'NR == 1 {print $NF}')
 bruck_bug=0
 if [[ -n $ompi_version ]] &&
    [[ $(printf '%s\n4.1.5\n' "$ompi_version" | sort -V | head -n1) != 4.1.5 ]]; then
