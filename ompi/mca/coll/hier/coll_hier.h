@@ -169,7 +169,7 @@ typedef enum {
     MCA_COLL_HIER_FORMS
 } mca_coll_hier_form_t;
 
-/* What coll_hier_trial_clock.c keeps between a trial's calls: this rank's
+/* What coll_hier_measure.c keeps between a trial's calls: this rank's
  * clock's offset to rank 0's, what synchronizing took, how long after the
  * last arrival this rank had the last start's allreduce, whether it was late
  * for that start, and the trial's late starts so far. */
@@ -198,8 +198,8 @@ typedef struct mca_coll_hier_module_t {
     /* The window of the call being run: the one in force, or a rule's
      * (coll_hier_dynamic_rules), set by mca_coll_hier_choose. */
     int call_window;
-    /* The communicator this module serves, set when its topology is
-     * gathered: what the core's agreement callback reduces over. */
+    /* The communicator this module serves (set at enable): what the
+     * agreements reduce over and the verbose lines name. */
     struct ompi_communicator_t *comm;
     /* Bytes per piece of a message between clusters; 0: whole messages. */
     size_t backbone_piece;
@@ -231,7 +231,7 @@ typedef struct mca_coll_hier_module_t {
      * collective; 0: none yet. */
     uint64_t last_line_hash[MCA_COLL_HIER_FORMS][HIER_OP_COUNT];
 
-    /* The common start of a trial's calls (coll_hier_trial_clock.c). */
+    /* The common start of a trial's calls (coll_hier_measure.c). */
     mca_coll_hier_trial_clock_t trial_clock;
 
     /* What blocking calls run with (freed at destruct). */
@@ -247,13 +247,6 @@ enum {
     MCA_COLL_HIER_TOPOLOGY_READY,
     MCA_COLL_HIER_TOPOLOGY_FAILED
 };
-
-/* coll_hier_module.c: the one agreement every part of the glue uses: values
- * (count of dtype) become their reduction by op over comm's ranks, in place,
- * through the previous module's allreduce (never comm->c_coll's, which may be
- * hier's own). OMPI_ERR_NOT_SUPPORTED without one. Collective over comm. */
-int mca_coll_hier_agree(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, void *values,
-                        int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op);
 
 /* coll_hier_module.c: the module's lifecycle */
 int mca_coll_hier_init_query(bool enable_progress_threads, bool enable_mpi_threads);
@@ -287,35 +280,23 @@ void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
  * is completed first (every rank started it). */
 void mca_coll_hier_gathering_release(mca_coll_hier_module_t *module);
 
-/* coll_hier_choose.c: the per-call entry of every collective. The schedule
- * to run for one call, or NULL for the fallback. Gathers the topology at
- * the first call and prints the verbose line. unsupported is NULL, or why
- * hier cannot take this call whatever the algorithm (the same on every
- * rank), which makes it fall back. */
-const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
-                                            struct ompi_communicator_t *comm,
-                                            hier_op_t op, int root, size_t block_bytes,
-                                            const char *unsupported);
-/* The same, for a collective auto may measure: sets *trial_call to this
- * call's index in the size class's trial, or -1; for such a call the caller
- * times it and hands its seconds to mca_coll_hier_trial_record. */
-const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
-                                                       struct ompi_communicator_t *comm,
-                                                       hier_op_t op, int root, size_t block_bytes,
-                                                       const char *unsupported, int *trial_call);
-/* The verbose line of one decision (and, at verbose 2, its predictions),
- * printed by rank 0 of comm: the first time each form of each collective
- * runs on it (verbose >= 1), and again whenever it changes (verbose >= 2). */
-void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
-                          mca_coll_hier_form_t form, const hier_decision_t *decision);
+/* coll_hier_measure.c: the one agreement every part of the glue uses:
+ * values (count of dtype) become their reduction by op over the module's
+ * communicator, in place, through the previous module's allreduce (never
+ * comm->c_coll's, which may be hier's own). OMPI_ERR_NOT_SUPPORTED without
+ * one. Collective. */
+int mca_coll_hier_agree(const mca_coll_hier_module_t *module, void *values, int count,
+                        struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+/* coll_hier_measure.c: records a measured call in the core's trial; after
+ * the trial's last call so far, the core agrees on the times with the other
+ * ranks (its agree_max) and concludes (HIER_TRIAL_CONCLUDED, the class's
+ * choice in *concluded), fails to agree (HIER_TRIAL_UNAGREED, the fallback
+ * in *concluded) or goes on (HIER_TRIAL_EXTENDED, also while the trial has
+ * calls left). */
+int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes, int trial_call, double seconds,
+                               hier_decision_t *concluded);
 
-/* coll_hier_trial_clock.c: records a measured call in the core's trial;
- * after the trial's last call so far, the core agrees on the times with the
- * other ranks (its agree_max) and concludes or extends. */
-int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                               hier_op_t op, size_t block_bytes, int trial_call, double seconds);
-
-/* coll_hier_trial_clock.c: before a trial's call (index trial_call), waits
+/* coll_hier_measure.c: before a trial's call (index trial_call), waits
  * until every rank of comm has arrived and then until one instant, the same
  * on every rank's clock (the clocks synchronized at the trial's first call);
  * *start: that instant on this rank's clock (mca_coll_hier_now). Collective
@@ -323,10 +304,10 @@ int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, struct ompi_commu
 int mca_coll_hier_trial_start(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int trial_call,
                               double *start);
 
-/* coll_hier_probe.c: a monotonic clock, in seconds (the probes' and auto's
+/* coll_hier_measure.c: a monotonic clock, in seconds (the probes' and auto's
  * measurements). */
 double mca_coll_hier_now(void);
-/* coll_hier_probe.c: HIER_PROBE_ROUND_TRIPS ping-pongs of one double with
+/* coll_hier_measure.c: HIER_PROBE_ROUND_TRIPS ping-pongs of one double with
  * peer on tag. The side that pings sends first; the other answers each ping
  * with its time on a reference clock (mca_coll_hier_now() + answer_offset).
  * The pinger returns the shortest of its round trips from first_counted on
@@ -335,7 +316,7 @@ double mca_coll_hier_now(void);
  * INFINITY and 0. */
 int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag, bool pings, int first_counted,
                             double answer_offset, double *round_trip, double *offset);
-/* coll_hier_probe.c: the one-way latency between every two nodes of comm
+/* coll_hier_measure.c: the one-way latency between every two nodes of comm
  * (node_of_rank: any integer per rank naming its node; job_node_of_rank:
  * the node's job-wide id), measured by node leaders on tag, for the pairs
  * no earlier communicator measured, and shared with every rank: *matrix (N
@@ -344,7 +325,7 @@ int mca_coll_hier_ping_pong(struct ompi_communicator_t *comm, int peer, int tag,
 int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                 const int *node_of_rank, const int *job_node_of_rank, int tag, double **matrix,
                                 int *node_count);
-/* coll_hier_probe.c: the time one more small message costs with every rank
+/* coll_hier_measure.c: the time one more small message costs with every rank
  * of comm busy, in seconds, between two ranks of one node (per_message[0])
  * and of two nodes of one cluster (per_message[1]), with the partners
  * module->topology names (it must exist); -1 for a class no two ranks of
@@ -441,6 +422,35 @@ typedef struct mca_coll_hier_call_t mca_coll_hier_call_t;
  * the buffers itself, in call->program. A collective's prepare runs at every
  * start of a call, so that an in-place copy takes the data of that start. */
 typedef int (*mca_coll_hier_prepare_fn_t)(mca_coll_hier_call_t *call);
+
+/* Open MPI's own collective for a call hier does not take: the previous
+ * module's, with the call's arguments. */
+typedef int (*mca_coll_hier_fallback_fn_t)(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                           mca_coll_hier_module_t *module);
+/* A blocking collective as its way (mca_coll_hier_blocking) needs it. */
+typedef struct mca_coll_hier_collective_t {
+    hier_op_t op;
+    int tag;
+    mca_coll_hier_prepare_fn_t prepare;
+    mca_coll_hier_fallback_fn_t fallback;
+} mca_coll_hier_collective_t;
+
+/* coll_hier_choose.c: the way of every blocking call. Gathers the
+ * topology at the communicator's first call, asks the core which schedule
+ * runs (printing the verbose line), times the call where auto's trial
+ * measures it, and runs the schedule over the PML or hands the call to
+ * collective->fallback. unsupported is NULL, or why hier cannot take this
+ * call whatever the algorithm (the same on every rank), which makes it
+ * fall back. */
+int mca_coll_hier_blocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                           const mca_coll_hier_collective_t *collective, const mca_coll_hier_args_t *args,
+                           size_t block_bytes, const char *unsupported);
+/* The verbose line of one decision (and, at verbose 2, its predictions),
+ * printed by rank 0 of the module's communicator: the first time each form
+ * of each collective runs on it (verbose >= 1), and again whenever it
+ * changes (verbose >= 2). */
+void mca_coll_hier_report(mca_coll_hier_module_t *module, hier_op_t op, mca_coll_hier_form_t form,
+                          const hier_decision_t *decision);
 
 /* One call of a schedule over the PML, blocking or from a request: what its
  * runs need between steps, the transport's context. */

@@ -42,6 +42,17 @@ static size_t hier_allgather_block_bytes(const mca_coll_hier_args_t *a)
     return type_size * (size_t) a->rcount;
 }
 
+/* Open MPI's own allgather, with the call's arguments. */
+static int hier_allgather_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
+                                   mca_coll_hier_module_t *module)
+{
+    return module->previous.allgather(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, comm,
+                                      module->previous.allgather_module);
+}
+
+static const mca_coll_hier_collective_t hier_allgather = {
+    HIER_OP_ALLGATHER, MCA_COLL_BASE_TAG_ALLGATHER, hier_allgather_prepare, hier_allgather_fallback};
+
 int mca_coll_hier_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
@@ -50,18 +61,11 @@ int mca_coll_hier_allgather(const void *sbuf, int scount, struct ompi_datatype_t
     const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                                        .sdtype = sdtype, .rdtype = rdtype, .root = -1};
     const size_t block_bytes = hier_allgather_block_bytes(&args);
-    const hier_schedule_t *schedule;
 
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLGATHER, -1, block_bytes, NULL);
-    if (NULL == schedule) {
-        return module->previous.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                          module->previous.allgather_module);
-    }
-    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLGATHER, schedule,
-                                       hier_allgather_prepare, &args);
+    return mca_coll_hier_blocking(module, comm, &hier_allgather, &args, block_bytes, NULL);
 }
 
 static int hier_allgather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,

@@ -46,6 +46,17 @@ static const char *hier_allreduce_unsupported(struct ompi_op_t *op)
     return ompi_op_is_commute(op) ? NULL : "non-commutative operation";
 }
 
+/* Open MPI's own allreduce, with the call's arguments. */
+static int hier_allreduce_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
+                                   mca_coll_hier_module_t *module)
+{
+    return module->previous.allreduce(a->sbuf, a->rbuf, a->rcount, a->rdtype, a->op, comm,
+                                      module->previous.allreduce_module);
+}
+
+static const mca_coll_hier_collective_t hier_allreduce = {
+    HIER_OP_ALLREDUCE, MCA_COLL_BASE_TAG_ALLREDUCE, hier_allreduce_prepare, hier_allreduce_fallback};
+
 int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                             struct ompi_op_t *op, struct ompi_communicator_t *comm,
                             mca_coll_base_module_t *base)
@@ -54,19 +65,12 @@ int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi
     const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = count, .rcount = count,
                                        .sdtype = dtype, .rdtype = dtype, .root = -1, .op = op};
     const size_t block_bytes = hier_allreduce_block_bytes(&args);
-    const hier_schedule_t *schedule;
 
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLREDUCE, -1, block_bytes,
-                                    hier_allreduce_unsupported(op));
-    if (NULL == schedule) {
-        return module->previous.allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                          module->previous.allreduce_module);
-    }
-    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLREDUCE, schedule,
-                                       hier_allreduce_prepare, &args);
+    return mca_coll_hier_blocking(module, comm, &hier_allreduce, &args, block_bytes,
+                                  hier_allreduce_unsupported(op));
 }
 
 static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,

@@ -53,6 +53,17 @@ static size_t hier_alltoall_block_bytes(int rcount, struct ompi_datatype_t *rdty
     return type_size * (size_t) rcount;
 }
 
+/* Open MPI's own alltoall, with the call's arguments. */
+static int hier_alltoall_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
+                                  mca_coll_hier_module_t *module)
+{
+    return module->previous.alltoall(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, comm,
+                                     module->previous.alltoall_module);
+}
+
+static const mca_coll_hier_collective_t hier_alltoall = {
+    HIER_OP_ALLTOALL, MCA_COLL_BASE_TAG_ALLTOALL, hier_alltoall_prepare, hier_alltoall_fallback};
+
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
@@ -61,33 +72,11 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
     const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                                        .sdtype = sdtype, .rdtype = rdtype, .root = -1};
     const size_t block_bytes = hier_alltoall_block_bytes(rcount, rdtype);
-    const hier_schedule_t *schedule;
-    int trial_call, rc;
-    double start = 0;
 
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose_or_measure(module, comm, HIER_OP_ALLTOALL, -1, block_bytes, NULL,
-                                               &trial_call);
-    if (trial_call >= 0) {
-        rc = mca_coll_hier_trial_start(module, comm, trial_call, &start);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    if (NULL == schedule) {
-        rc = module->previous.alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                       module->previous.alltoall_module);
-    } else {
-        rc = mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLTOALL, schedule,
-                                         hier_alltoall_prepare, &args);
-    }
-    if (OMPI_SUCCESS != rc || trial_call < 0) {
-        return rc;
-    }
-    return mca_coll_hier_trial_record(module, comm, HIER_OP_ALLTOALL, block_bytes, trial_call,
-                                      mca_coll_hier_now() - start);
+    return mca_coll_hier_blocking(module, comm, &hier_alltoall, &args, block_bytes, NULL);
 }
 
 static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,

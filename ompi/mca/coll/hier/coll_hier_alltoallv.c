@@ -117,6 +117,17 @@ static int hier_alltoallv_prepare(mca_coll_hier_call_t *call)
 
 /* Block sizes differ from rank to rank, so the choice cannot depend on
  * them: every rank must take the same one (block_bytes 0). */
+/* Open MPI's own alltoallv, with the call's arguments. */
+static int hier_alltoallv_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
+                                   mca_coll_hier_module_t *module)
+{
+    return module->previous.alltoallv(a->sbuf, a->scounts, a->sdispls, a->sdtype, a->rbuf, a->rcounts,
+                                      a->rdispls, a->rdtype, comm, module->previous.alltoallv_module);
+}
+
+static const mca_coll_hier_collective_t hier_alltoallv = {
+    HIER_OP_ALLTOALLV, MCA_COLL_BASE_TAG_ALLTOALLV, hier_alltoallv_prepare, hier_alltoallv_fallback};
+
 int mca_coll_hier_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                             struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
                             const int *rdispls, struct ompi_datatype_t *rdtype,
@@ -126,14 +137,7 @@ int mca_coll_hier_alltoallv(const void *sbuf, const int *scounts, const int *sdi
     const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .sdtype = sdtype, .rdtype = rdtype,
                                        .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
                                        .rdispls = rdispls, .root = -1};
-    const hier_schedule_t *schedule = mca_coll_hier_choose(module, comm, HIER_OP_ALLTOALLV, -1, 0, NULL);
-
-    if (NULL == schedule) {
-        return module->previous.alltoallv(sbuf, scounts, sdispls, sdtype, rbuf, rcounts, rdispls, rdtype, comm,
-                                          module->previous.alltoallv_module);
-    }
-    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_ALLTOALLV, schedule,
-                                       hier_alltoallv_prepare, &args);
+    return mca_coll_hier_blocking(module, comm, &hier_alltoallv, &args, 0, NULL);
 }
 
 static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,

@@ -27,16 +27,21 @@ static int hier_barrier_prepare(mca_coll_hier_call_t *call)
 
 static const mca_coll_hier_args_t hier_barrier_args = {.root = -1};
 
+/* Open MPI's own barrier, with the call's arguments. */
+static int hier_barrier_fallback(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                 mca_coll_hier_module_t *module)
+{
+    (void) args;
+    return module->previous.barrier(comm, module->previous.barrier_module);
+}
+
+static const mca_coll_hier_collective_t hier_barrier = {
+    HIER_OP_BARRIER, MCA_COLL_BASE_TAG_BARRIER, hier_barrier_prepare, hier_barrier_fallback};
+
 int mca_coll_hier_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_hier_module_t *module = (mca_coll_hier_module_t *) base;
-    const hier_schedule_t *schedule = mca_coll_hier_choose(module, comm, HIER_OP_BARRIER, -1, 0, NULL);
-
-    if (NULL == schedule) {
-        return module->previous.barrier(comm, module->previous.barrier_module);
-    }
-    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_BARRIER, schedule, hier_barrier_prepare,
-                                       &hier_barrier_args);
+    return mca_coll_hier_blocking(module, comm, &hier_barrier, &hier_barrier_args, 0, NULL);
 }
 
 static int hier_barrier_request(struct ompi_communicator_t *comm, struct ompi_info_t *info,

@@ -23,14 +23,14 @@
 
 #include "opal/util/output.h"
 
-/* Whether this call's verbose line for op may print: rank 0, at verbose 1
- * its first line per form of a collective, at 2 every changed one. */
-static bool hier_will_report(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                             hier_op_t op, mca_coll_hier_form_t form)
+/* Whether this call's verbose line for op may print: rank 0 of the
+ * module's communicator, at verbose 1 its first line per form of a
+ * collective, at 2 every changed one. */
+static bool hier_will_report(const mca_coll_hier_module_t *module, hier_op_t op, mca_coll_hier_form_t form)
 {
     const int verbose = mca_coll_hier_component.verbose;
 
-    return verbose >= 1 && 0 == ompi_comm_rank(comm) && (verbose >= 2 || 0 == module->last_line_hash[form][op]);
+    return verbose >= 1 && 0 == ompi_comm_rank(module->comm) && (verbose >= 2 || 0 == module->last_line_hash[form][op]);
 }
 
 /* FNV-1a of a line, never 0 (0 marks "no line yet"). */
@@ -51,15 +51,16 @@ static void hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, 
              MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
 }
 
-void mca_coll_hier_report(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
-                          mca_coll_hier_form_t form, const hier_decision_t *decision)
+void mca_coll_hier_report(mca_coll_hier_module_t *module, hier_op_t op, mca_coll_hier_form_t form,
+                          const hier_decision_t *decision)
 {
+    struct ompi_communicator_t *comm = module->comm;
     const mca_coll_hier_component_t *c = &mca_coll_hier_component;
     uint64_t *last = &module->last_line_hash[form][op], hash;
     const bool first = 0 == *last, known = MCA_COLL_HIER_TOPOLOGY_READY == module->topology_state;
     char line[MCA_COLL_HIER_LINE_MAX], name[32], where[192], reason[MCA_COLL_HIER_LINE_MAX];
 
-    if (!hier_will_report(module, comm, op, form)) {
+    if (!hier_will_report(module, op, form)) {
         return;
     }
     if (known) {
@@ -101,15 +102,17 @@ static void hier_cannot(const char *why, hier_decision_t *decision)
     decision->phrase = why;
 }
 
-const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *module,
-                                                       struct ompi_communicator_t *comm,
-                                                       hier_op_t op, int root, size_t block_bytes,
-                                                       const char *unsupported, int *trial_call)
+/* The schedule to run for one blocking call, or NULL for the fallback;
+ * *trial_call: this call's index in its size class's trial, or -1. Gathers
+ * the topology at the communicator's first call (or completes what a
+ * nonblocking call started). */
+static const hier_schedule_t *hier_choose(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                          hier_op_t op, int root, size_t block_bytes, const char *unsupported,
+                                          int *trial_call)
 {
     hier_decision_t decision;
 
     *trial_call = -1;
-    /* Unknown, or started by a nonblocking call: gathered (or completed) here. */
     if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN == module->topology_state ||
         MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
         mca_coll_hier_gather_topology(module, comm);
@@ -118,28 +121,53 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
         hier_cannot(NULL != unsupported ? unsupported : module->topology_error, &decision);
     } else {
         hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 0,
-                         hier_will_report(module, comm, op, MCA_COLL_HIER_BLOCKING) ? mca_coll_hier_component.verbose
-                                                                                    : 0,
+                         hier_will_report(module, op, MCA_COLL_HIER_BLOCKING) ? mca_coll_hier_component.verbose : 0,
                          &decision);
         module->call_window = decision.window;
         *trial_call = decision.trial_call;
     }
     /* A trial runs its contenders in turn: its first call says so, its end
-     * what it measured (mca_coll_hier_trial_record), none between. */
+     * what it measured (hier_trial_end), none between. */
     if (*trial_call <= 0) {
-        mca_coll_hier_report(module, comm, op, MCA_COLL_HIER_BLOCKING, &decision);
+        mca_coll_hier_report(module, op, MCA_COLL_HIER_BLOCKING, &decision);
     }
     return decision.schedule;
 }
 
-const hier_schedule_t *mca_coll_hier_choose(mca_coll_hier_module_t *module,
-                                            struct ompi_communicator_t *comm,
-                                            hier_op_t op, int root, size_t block_bytes,
-                                            const char *unsupported)
+/* After a trial's call: its time to the core's trial; where that was the
+ * trial's last call, the conclusion's verbose line. */
+static int hier_trial_end(mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes, int trial_call, double seconds)
 {
-    int trial_call;
-    /* Only the alltoall's auto measures. */
-    return mca_coll_hier_choose_or_measure(module, comm, op, root, block_bytes, unsupported, &trial_call);
+    hier_decision_t decision;
+    const int outcome = mca_coll_hier_trial_record(module, op, block_bytes, trial_call, seconds, &decision);
+
+    if (HIER_TRIAL_CONCLUDED == outcome || HIER_TRIAL_UNAGREED == outcome) {
+        mca_coll_hier_report(module, op, MCA_COLL_HIER_BLOCKING, &decision);
+    }
+    return HIER_TRIAL_UNAGREED == outcome ? OMPI_ERROR : OMPI_SUCCESS;
+}
+
+int mca_coll_hier_blocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                           const mca_coll_hier_collective_t *collective, const mca_coll_hier_args_t *args,
+                           size_t block_bytes, const char *unsupported)
+{
+    int trial_call, rc = OMPI_SUCCESS;
+    double start = 0;
+    const hier_schedule_t *schedule = hier_choose(module, comm, collective->op, args->root, block_bytes,
+                                                  unsupported, &trial_call);
+
+    if (trial_call >= 0) {
+        rc = mca_coll_hier_trial_start(module, comm, trial_call, &start);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = NULL == schedule ? collective->fallback(args, comm, module)
+                              : mca_coll_hier_call_blocking(module, comm, collective->tag, schedule,
+                                                            collective->prepare, args);
+    }
+    if (OMPI_SUCCESS != rc || trial_call < 0) {
+        return rc;
+    }
+    return hier_trial_end(module, collective->op, block_bytes, trial_call, mca_coll_hier_now() - start);
 }
 
 const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *module,
@@ -158,11 +186,11 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
                                                    : "the communicator's topology is being gathered",
                     &decision);
     } else {
-        const int say = hier_will_report(module, comm, op, form) ? mca_coll_hier_component.verbose : 0;
+        const int say = hier_will_report(module, op, form) ? mca_coll_hier_component.verbose : 0;
         hier_comm_decide(module->topology, op, module->algorithm[op], root, block_bytes, unsupported, 1, say,
                          &decision);
         *window = decision.window;
     }
-    mca_coll_hier_report(module, comm, op, form, &decision);
+    mca_coll_hier_report(module, op, form, &decision);
     return decision.schedule;
 }

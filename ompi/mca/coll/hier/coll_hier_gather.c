@@ -51,6 +51,17 @@ static size_t hier_gather_block_bytes(const mca_coll_hier_args_t *a, struct ompi
     return type_size * (size_t) (is_root ? a->rcount : a->scount);
 }
 
+/* Open MPI's own gather, with the call's arguments. */
+static int hier_gather_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
+                                mca_coll_hier_module_t *module)
+{
+    return module->previous.gather(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, a->root, comm,
+                                   module->previous.gather_module);
+}
+
+static const mca_coll_hier_collective_t hier_gather = {
+    HIER_OP_GATHER, MCA_COLL_BASE_TAG_GATHER, hier_gather_prepare, hier_gather_fallback};
+
 int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                          void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
@@ -59,18 +70,11 @@ int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *s
     const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                                        .sdtype = sdtype, .rdtype = rdtype, .root = root};
     const size_t block_bytes = hier_gather_block_bytes(&args, comm);
-    const hier_schedule_t *schedule;
 
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_GATHER, root, block_bytes, NULL);
-    if (NULL == schedule) {
-        return module->previous.gather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
-                                       module->previous.gather_module);
-    }
-    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_GATHER, schedule, hier_gather_prepare,
-                                       &args);
+    return mca_coll_hier_blocking(module, comm, &hier_gather, &args, block_bytes, NULL);
 }
 
 static int hier_gather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,

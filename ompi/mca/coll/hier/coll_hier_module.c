@@ -34,16 +34,6 @@ static void hier_release_previous(mca_coll_hier_module_t *module)
 #undef HIER_RELEASE_PREVIOUS
 }
 
-int mca_coll_hier_agree(const mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, void *values,
-                        int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
-{
-    if (NULL == module->previous.allreduce) {
-        return OMPI_ERR_NOT_SUPPORTED;
-    }
-    return module->previous.allreduce(MPI_IN_PLACE, values, count, dtype, op, comm,
-                                      module->previous.allreduce_module);
-}
-
 static void hier_module_construct(mca_coll_hier_module_t *module)
 {
     memset(&module->previous, 0, sizeof(module->previous));
@@ -133,6 +123,7 @@ static int hier_module_enable(mca_coll_base_module_t *base, struct ompi_communic
     bool replaces_any = false;
 
     hier_release_previous(module);
+    module->comm = comm;  /* the communicator everything of this module acts on */
 #define HIER_SAVE_PREVIOUS(name, hier_fn)                                       \
     module->previous.name = comm->c_coll->coll_##name;                          \
     module->previous.name##_module = comm->c_coll->coll_##name##_module;        \

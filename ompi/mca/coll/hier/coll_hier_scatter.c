@@ -53,6 +53,17 @@ static size_t hier_scatter_block_bytes(const mca_coll_hier_args_t *a, struct omp
     return type_size * (size_t) (is_root ? a->scount : a->rcount);
 }
 
+/* Open MPI's own scatter, with the call's arguments. */
+static int hier_scatter_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
+                                 mca_coll_hier_module_t *module)
+{
+    return module->previous.scatter(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, a->root, comm,
+                                    module->previous.scatter_module);
+}
+
+static const mca_coll_hier_collective_t hier_scatter = {
+    HIER_OP_SCATTER, MCA_COLL_BASE_TAG_SCATTER, hier_scatter_prepare, hier_scatter_fallback};
+
 int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                           void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
@@ -61,18 +72,11 @@ int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *
     const mca_coll_hier_args_t args = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                                        .sdtype = sdtype, .rdtype = rdtype, .root = root};
     const size_t block_bytes = hier_scatter_block_bytes(&args, comm);
-    const hier_schedule_t *schedule;
 
     if (0 == block_bytes) {
         return MPI_SUCCESS;
     }
-    schedule = mca_coll_hier_choose(module, comm, HIER_OP_SCATTER, root, block_bytes, NULL);
-    if (NULL == schedule) {
-        return module->previous.scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
-                                        module->previous.scatter_module);
-    }
-    return mca_coll_hier_call_blocking(module, comm, MCA_COLL_BASE_TAG_SCATTER, schedule, hier_scatter_prepare,
-                                       &args);
+    return mca_coll_hier_blocking(module, comm, &hier_scatter, &args, block_bytes, NULL);
 }
 
 static int hier_scatter_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,

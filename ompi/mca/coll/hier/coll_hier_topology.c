@@ -72,19 +72,18 @@ static int hier_agree_max(void *ctx, double *values, int count)
 {
     mca_coll_hier_module_t *module = ctx;
 
-    return mca_coll_hier_agree(module, module->comm, values, count, MPI_DOUBLE, MPI_MAX);
+    return mca_coll_hier_agree(module, values, count, MPI_DOUBLE, MPI_MAX);
 }
 
-/* With costs from a file, whether every rank of comm built its topology:
- * if one could not, none uses it, and the others say why. Collective over
- * comm. */
-static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                   const char *cost_file, char *error, size_t errlen,
-                                   hier_comm_failure_t *failure)
+/* With costs from a file, whether every rank of the module's communicator
+ * built its topology: if one could not, none uses it, and the others say
+ * why. Collective. */
+static int hier_agree_on_cost_file(mca_coll_hier_module_t *module, const char *cost_file, char *error,
+                                   size_t errlen, hier_comm_failure_t *failure)
 {
     const int mine = NULL != module->topology;
     int everyone = mine;
-    const int rc = mca_coll_hier_agree(module, comm, &everyone, 1, MPI_INT, MPI_MIN);
+    const int rc = mca_coll_hier_agree(module, &everyone, 1, MPI_INT, MPI_MIN);
 
     if (mine && (OMPI_SUCCESS != rc || !everyone)) {
         hier_comm_destroy(module->topology);
@@ -183,9 +182,10 @@ static int hier_probe_links(void *ctx, double *node_latency, double message_cost
  * rank 0 does, unless the settings said it when they were parsed; and every
  * rank notes it, so that a later communicator whose rank 0 sat elsewhere in
  * this one does not say it again. */
-static void hier_report_failure(struct ompi_communicator_t *comm, const char *error,
+static void hier_report_failure(const mca_coll_hier_module_t *module, const char *error,
                                 const hier_comm_failure_t *failure)
 {
+    struct ompi_communicator_t *comm = module->comm;
     static bool reported = false;
 
     if (!reported && !failure->reported && 0 == ompi_comm_rank(comm)) {
@@ -199,21 +199,22 @@ static void hier_report_failure(struct ompi_communicator_t *comm, const char *er
 /* The probes the topology itself needs on comm (clusters or costs by the
  * latency probe), whatever the collectives run: the link-cost probes are
  * the core's to ask for, later. */
-static int hier_topology_probes(struct ompi_communicator_t *comm, const int *nodes)
+static int hier_topology_probes(const mca_coll_hier_module_t *module, const int *nodes)
 {
+    const int size = ompi_comm_size(module->comm);
     bool several_nodes = false;
 
-    for (int r = 1; r < ompi_comm_size(comm) && !several_nodes; ++r) {
+    for (int r = 1; r < size && !several_nodes; ++r) {
         several_nodes = nodes[r] != nodes[0];
     }
-    return hier_settings_probes(mca_coll_hier_component.settings, HIER_ALG_FALLBACK, ompi_comm_size(comm),
-                                several_nodes);
+    return hier_settings_probes(mca_coll_hier_component.settings, HIER_ALG_FALLBACK, size, several_nodes);
 }
 
 /* Says, once per process, what the core noted of a communicator it made (a
  * cluster source that found nothing): comm's rank 0 does. */
-static void hier_report_notice(struct ompi_communicator_t *comm, const char *notice)
+static void hier_report_notice(const mca_coll_hier_module_t *module, const char *notice)
 {
+    struct ompi_communicator_t *comm = module->comm;
     static bool reported = false;
 
     if (!reported && '\0' != notice[0] && 0 == ompi_comm_rank(comm)) {
@@ -258,7 +259,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
     int node_count, rc;
 
     input.torus_dims = hier_cartesian_torus(comm, &input.torus_ndims);
-    if (0 != (hier_topology_probes(comm, nodes) & HIER_PROBE_LATENCY)) {
+    if (0 != (hier_topology_probes(module, nodes) & HIER_PROBE_LATENCY)) {
         rc = mca_coll_hier_probe_latency(module, comm, nodes, module->job_nodes, MCA_COLL_BASE_TAG_BARRIER,
                                          &latency, &node_count);
         if (OMPI_SUCCESS != rc) {
@@ -274,21 +275,21 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         strncpy(notice, error, sizeof(notice));
     }
     if (NULL != cost_file) {
-        rc = hier_agree_on_cost_file(module, comm, cost_file, error, sizeof(error), &failure);
+        rc = hier_agree_on_cost_file(module, cost_file, error, sizeof(error), &failure);
         if (OMPI_SUCCESS != rc) {
             *why = "agreeing on coll_hier_cost failed";
             return rc;
         }
     }
     if (NULL != module->topology) {
-        hier_report_notice(comm, notice);
+        hier_report_notice(module, notice);
         return OMPI_SUCCESS;
     }
     if ('\0' == error[0]) {
         *why = "out of memory";
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    hier_report_failure(comm, error, &failure);
+    hier_report_failure(module, error, &failure);
     *why = failure.reason;
     return OMPI_ERROR;
 }
@@ -341,8 +342,9 @@ static const char *hier_plan_needs_blocking(struct ompi_communicator_t *comm)
 
 /* This rank's part of the allgather: {node, rank in MPI_COMM_WORLD, job's
  * node, the rules' fingerprint or -1}. */
-static void hier_facts_of_this_rank(struct ompi_communicator_t *comm, int64_t mine[MCA_COLL_HIER_FACTS])
+static void hier_facts_of_this_rank(const mca_coll_hier_module_t *module, int64_t mine[MCA_COLL_HIER_FACTS])
 {
+    struct ompi_communicator_t *comm = module->comm;
     const hier_settings_t *settings = mca_coll_hier_component.settings;
     const int world_rank = ompi_comm_rank(&ompi_mpi_comm_world.comm);
     long long hash = -1;
@@ -412,9 +414,10 @@ static bool hier_plan_possible(mca_coll_hier_module_t *module, const char **why)
 /* The outcome of the plan into the module's state, and rank 0's line
  * saying what gathering paid (how: how long, by what), once per
  * communicator. */
-static void hier_gathered(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, int rc,
-                          const char *how)
+static void hier_gathered(mca_coll_hier_module_t *module, int rc, const char *how)
 {
+    struct ompi_communicator_t *comm = module->comm;
+
     module->topology_state = OMPI_SUCCESS == rc ? MCA_COLL_HIER_TOPOLOGY_READY : MCA_COLL_HIER_TOPOLOGY_FAILED;
     if (OMPI_SUCCESS == rc && 0 == ompi_comm_rank(comm)) {
         opal_output_verbose(1, mca_coll_hier_component.output,
@@ -442,20 +445,20 @@ static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_
              "by a nonblocking allgather its first %s started %.1f ms before its first blocking collective; "
              "the nonblocking calls before that ran on Open MPI's own",
              module->gathering.started_by, 1e3 * (mca_coll_hier_now() - module->gathering.start));
-    hier_gathered(module, comm, rc, how);
+    hier_gathered(module, rc, how);
     /* The fallback lines printed while gathering were not the decisions:
      * each collective's next call says its own. */
     memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
 }
 
-/* Whether comm's gathering starts now: nothing gathered or started yet, and
- * settings comm can be gathered with (else it falls back for good). */
-static bool hier_gathering_may_start(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+/* Whether the gathering starts now: nothing gathered or started yet, and
+ * settings it can be done with (else the communicator falls back for
+ * good). */
+static bool hier_gathering_may_start(mca_coll_hier_module_t *module)
 {
     if (MCA_COLL_HIER_TOPOLOGY_UNKNOWN != module->topology_state) {
         return false;
     }
-    module->comm = comm;
     if (!hier_plan_possible(module, &module->topology_error)) {
         module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
         return false;
@@ -473,10 +476,10 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
     if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
         hier_gathering_complete(module, comm);
     }
-    if (!hier_gathering_may_start(module, comm)) {
+    if (!hier_gathering_may_start(module)) {
         return;
     }
-    hier_facts_of_this_rank(comm, module->gathering.mine);
+    hier_facts_of_this_rank(module, module->gathering.mine);
     facts = malloc((size_t) ompi_comm_size(comm) * sizeof(module->gathering.mine));
     if (NULL == facts) {
         module->topology_error = "out of memory";
@@ -492,7 +495,7 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
     }
     free(facts);
     snprintf(how, sizeof(how), "at its first blocking collective in %.1f ms", 1e3 * (mca_coll_hier_now() - start));
-    hier_gathered(module, comm, rc, how);
+    hier_gathered(module, rc, how);
 }
 
 void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
@@ -504,7 +507,7 @@ void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
     /* Gathering: completing it waits for every rank's first call, which a
      * nonblocking start may not do (a rank may reach its first call only
      * after a message this rank sends later): the blocking collective does. */
-    if (!hier_gathering_may_start(module, comm)) {
+    if (!hier_gathering_may_start(module)) {
         return;
     }
     blocking_only = hier_plan_needs_blocking(comm);
@@ -516,7 +519,7 @@ void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
                                        "first blocking collective";
         return;
     }
-    hier_facts_of_this_rank(comm, module->gathering.mine);
+    hier_facts_of_this_rank(module, module->gathering.mine);
     module->gathering.facts = malloc((size_t) ompi_comm_size(comm) * sizeof(module->gathering.mine));
     if (NULL == module->gathering.facts) {
         /* The other ranks start the allgather this rank cannot join: the
