@@ -213,13 +213,18 @@ typedef struct mca_coll_hier_module_t {
     const char *topology_error;
     /* The gathering a nonblocking call started (MCA_COLL_HIER_TOPOLOGY_
      * GATHERING): the previous module's allgather in flight, what it
-     * gathers into, and which call started it, when. */
+     * gathers into, and which call started it, when; the nonblocking and
+     * persistent calls whose decision waits for it (queued: now; waited:
+     * since it started), which decide in order once it is known
+     * (coll_hier_request.c). */
     struct {
         ompi_request_t *request;
         int64_t mine[MCA_COLL_HIER_FACTS];
         int64_t *facts;
         char started_by[32];
         double start;
+        int queued;
+        int waited;
     } gathering;
     /* Every rank's job-wide node, for the link-cost probes the core may ask
      * for later (coll_hier_topology.c). */
@@ -276,13 +281,20 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
 /* coll_hier_topology.c: the same from a nonblocking or persistent call
  * (named call, "ialltoall"), which may not wait for the other ranks: the
  * first such call starts the gathering (the previous module's nonblocking
- * allgather) and falls back, as do the nonblocking calls after it; the
- * first blocking collective on comm completes it. Where the settings need
- * more than the allgather (host names, a probe, a cost file's agreement),
- * nothing starts: module->topology_error says so, and the first blocking
- * collective gathers. */
+ * allgather), and the calls wait for it (coll_hier_request.c); the
+ * requests' progress (mca_coll_hier_gathering_test) or the first blocking
+ * collective on comm, whichever comes first, completes it. Where the
+ * settings need more than the allgather (host names, a probe, a cost
+ * file's agreement), nothing starts: module->topology_error says so, and
+ * the first blocking collective gathers. */
 void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                                const char *call);
+/* coll_hier_topology.c: whether the gathering a nonblocking call started
+ * is over (module->topology_state no longer MCA_COLL_HIER_TOPOLOGY_
+ * GATHERING): when its allgather has completed, builds the topology from
+ * the facts gathered, locally (every rank has the same facts). Never
+ * waits; called from the requests' progress. */
+bool mca_coll_hier_gathering_test(mca_coll_hier_module_t *module);
 /* coll_hier_topology.c: a gathering still in flight when the module ends
  * is completed first (every rank started it). */
 void mca_coll_hier_gathering_release(mca_coll_hier_module_t *module);
@@ -303,6 +315,8 @@ const hier_schedule_t *mca_coll_hier_choose_or_measure(mca_coll_hier_module_t *m
                                                        struct ompi_communicator_t *comm,
                                                        hier_op_t op, int root, size_t block_bytes,
                                                        const char *unsupported, int *trial_call);
+/* A call's name in verbose lines: alltoall, ialltoall, alltoall_init. */
+void mca_coll_hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, size_t len);
 /* The verbose line of one decision (and, at verbose 2, its predictions),
  * printed by rank 0 of comm: the first time each form of each collective
  * runs on it (verbose >= 1), and again whenever it changes (verbose >= 2). */
@@ -518,18 +532,37 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
                                                         mca_coll_hier_form_t form, int root, size_t block_bytes,
                                                         const char *unsupported, int *window);
 
-/* coll_hier_request.c: the common start of a nonblocking or persistent
- * entry. When hier takes the call (something to move, and a schedule
- * chosen), makes its request and returns true with *rc: a request running
- * a call of the schedule with these arguments (copied), which Open MPI's
- * progress engine advances; for form MCA_COLL_HIER_NONBLOCKING started now
- * and freed once complete, for MCA_COLL_HIER_PERSISTENT inactive until
- * MPI_Start, each start a new run. false: the caller hands the call to the
- * previous module's form. */
-bool mca_coll_hier_request_taken(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
-                                 mca_coll_hier_form_t form, bool nothing_to_move, size_t block_bytes,
-                                 const char *unsupported, mca_coll_hier_prepare_fn_t prepare,
-                                 const mca_coll_hier_args_t *args, ompi_request_t **request, int *rc);
+/* A collective's previous nonblocking form (form MCA_COLL_HIER_NONBLOCKING)
+ * or persistent form (MCA_COLL_HIER_PERSISTENT, with info), started with a
+ * call's arguments: what a request falls back to. */
+typedef int (*mca_coll_hier_previous_fn_t)(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                           const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                           mca_coll_hier_form_t form, ompi_request_t **request);
+
+/* What a request needs of one collective. */
+typedef struct mca_coll_hier_collective_t {
+    hier_op_t op;
+    mca_coll_hier_prepare_fn_t prepare;
+    mca_coll_hier_previous_fn_t previous;
+} mca_coll_hier_collective_t;
+
+/* coll_hier_request.c: a nonblocking or persistent entry's whole call
+ * (form; info: the persistent form's). With something to move, hier's
+ * request: it runs a call of the schedule chosen with these arguments
+ * (copied), advanced by Open MPI's progress engine; nonblocking: started
+ * now and freed once complete; persistent: inactive until MPI_Start, each
+ * start a new run. While the communicator's topology is being gathered,
+ * the request decides once it is known, in the order the calls were made,
+ * and starts then (or, decided fallback, starts the previous module's
+ * nonblocking form from there). Otherwise the previous module's form. */
+int mca_coll_hier_request(const mca_coll_hier_collective_t *collective, mca_coll_hier_module_t *module,
+                          struct ompi_communicator_t *comm, mca_coll_hier_form_t form, bool nothing_to_move,
+                          size_t block_bytes, const char *unsupported, const mca_coll_hier_args_t *args,
+                          struct ompi_info_t *info, ompi_request_t **request);
+/* coll_hier_request.c: decides, in order, the calls on module's
+ * communicator that waited for its gathering, now over, and starts those
+ * already started. */
+void mca_coll_hier_requests_decide(mca_coll_hier_module_t *module);
 /* Component open and close: the requests' free list and progress. */
 void mca_coll_hier_requests_open(void);
 void mca_coll_hier_requests_close(void);

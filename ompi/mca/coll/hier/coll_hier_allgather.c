@@ -64,17 +64,12 @@ int mca_coll_hier_allgather(const void *sbuf, int scount, struct ompi_datatype_t
                                        hier_allgather_prepare, &args);
 }
 
-static int hier_allgather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                                  struct ompi_info_t *info, ompi_request_t **request,
-                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+/* The previous module's nonblocking or persistent form: what a request
+ * falls back to. */
+static int hier_allgather_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                   mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    const size_t block_bytes = hier_allgather_block_bytes(args);
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLGATHER, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_allgather_prepare, args, request, &rc)) {
-        return rc;
-    }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.allgather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
                                                args->rdtype, comm, info, request,
@@ -82,6 +77,19 @@ static int hier_allgather_request(const mca_coll_hier_args_t *args, struct ompi_
     }
     return module->previous.iallgather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
                                        args->rdtype, comm, request, module->previous.iallgather_module);
+}
+
+static const mca_coll_hier_collective_t hier_allgather = {
+    HIER_OP_ALLGATHER, hier_allgather_prepare, hier_allgather_previous};
+
+static int hier_allgather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request,
+                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_allgather_block_bytes(args);
+
+    return mca_coll_hier_request(&hier_allgather, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -69,24 +69,31 @@ int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi
                                        hier_allreduce_prepare, &args);
 }
 
-static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                                  struct ompi_info_t *info, ompi_request_t **request,
-                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+/* The previous module's nonblocking or persistent form: what a request
+ * falls back to. */
+static int hier_allreduce_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                   mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    const size_t block_bytes = hier_allreduce_block_bytes(args);
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLREDUCE, form, 0 == block_bytes, block_bytes,
-                                    hier_allreduce_unsupported(args->op), hier_allreduce_prepare, args, request,
-                                    &rc)) {
-        return rc;
-    }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.allreduce_init(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
                                                info, request, module->previous.allreduce_init_module);
     }
     return module->previous.iallreduce(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
                                        request, module->previous.iallreduce_module);
+}
+
+static const mca_coll_hier_collective_t hier_allreduce = {
+    HIER_OP_ALLREDUCE, hier_allreduce_prepare, hier_allreduce_previous};
+
+static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request,
+                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_allreduce_block_bytes(args);
+
+    return mca_coll_hier_request(&hier_allreduce, module, comm, form, 0 == block_bytes, block_bytes,
+                                 hier_allreduce_unsupported(args->op), args, info, request);
 }
 
 int mca_coll_hier_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,

@@ -90,17 +90,12 @@ int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t 
                                       mca_coll_hier_now() - start);
 }
 
-static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                                 struct ompi_info_t *info, ompi_request_t **request,
-                                 mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+/* The previous module's nonblocking or persistent form: what a request
+ * falls back to. */
+static int hier_alltoall_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                  const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                  mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    const size_t block_bytes = hier_alltoall_block_bytes(args->rcount, args->rdtype);
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLTOALL, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_alltoall_prepare, args, request, &rc)) {
-        return rc;
-    }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.alltoall_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
                                               args->rdtype, comm, info, request,
@@ -108,6 +103,19 @@ static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_c
     }
     return module->previous.ialltoall(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
                                       args->rdtype, comm, request, module->previous.ialltoall_module);
+}
+
+static const mca_coll_hier_collective_t hier_alltoall = {
+    HIER_OP_ALLTOALL, hier_alltoall_prepare, hier_alltoall_previous};
+
+static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                 struct ompi_info_t *info, ompi_request_t **request,
+                                 mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_alltoall_block_bytes(args->rcount, args->rdtype);
+
+    return mca_coll_hier_request(&hier_alltoall, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,

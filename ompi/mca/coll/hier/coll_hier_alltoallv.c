@@ -136,16 +136,12 @@ int mca_coll_hier_alltoallv(const void *sbuf, const int *scounts, const int *sdi
                                        hier_alltoallv_prepare, &args);
 }
 
-static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                                  struct ompi_info_t *info, ompi_request_t **request,
-                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+/* The previous module's nonblocking or persistent form: what a request
+ * falls back to. */
+static int hier_alltoallv_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                   mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLTOALLV, form, false, 0, NULL, hier_alltoallv_prepare,
-                                    args, request, &rc)) {
-        return rc;
-    }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.alltoallv_init(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
                                                args->rcounts, args->rdispls, args->rdtype, comm, info, request,
@@ -154,6 +150,17 @@ static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_
     return module->previous.ialltoallv(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
                                        args->rcounts, args->rdispls, args->rdtype, comm, request,
                                        module->previous.ialltoallv_module);
+}
+
+static const mca_coll_hier_collective_t hier_alltoallv = {
+    HIER_OP_ALLTOALLV, hier_alltoallv_prepare, hier_alltoallv_previous};
+
+static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request,
+                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
+{
+    return mca_coll_hier_request(&hier_alltoallv, module, comm, form, false, 0, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls,

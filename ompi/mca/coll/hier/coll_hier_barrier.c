@@ -39,20 +39,26 @@ int mca_coll_hier_barrier(struct ompi_communicator_t *comm, mca_coll_base_module
                                        &hier_barrier_args);
 }
 
-static int hier_barrier_request(struct ompi_communicator_t *comm, struct ompi_info_t *info,
-                                ompi_request_t **request, mca_coll_hier_module_t *module,
-                                mca_coll_hier_form_t form)
+/* The previous module's nonblocking or persistent form: what a request
+ * falls back to. */
+static int hier_barrier_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                 const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                 mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_BARRIER, form, false, 0, NULL, hier_barrier_prepare,
-                                    &hier_barrier_args, request, &rc)) {
-        return rc;
-    }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.barrier_init(comm, info, request, module->previous.barrier_init_module);
     }
     return module->previous.ibarrier(comm, request, module->previous.ibarrier_module);
+}
+
+static const mca_coll_hier_collective_t hier_barrier = {HIER_OP_BARRIER, hier_barrier_prepare, hier_barrier_previous};
+
+static int hier_barrier_request(struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                ompi_request_t **request, mca_coll_hier_module_t *module,
+                                mca_coll_hier_form_t form)
+{
+    return mca_coll_hier_request(&hier_barrier, module, comm, form, false, 0, NULL, &hier_barrier_args, info,
+                                 request);
 }
 
 int mca_coll_hier_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,

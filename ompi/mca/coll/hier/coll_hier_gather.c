@@ -73,17 +73,12 @@ int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *s
                                        &args);
 }
 
-static int hier_gather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                               struct ompi_info_t *info, ompi_request_t **request, mca_coll_hier_module_t *module,
-                               mca_coll_hier_form_t form)
+/* The previous module's nonblocking or persistent form: what a request
+ * falls back to. */
+static int hier_gather_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    const size_t block_bytes = hier_gather_block_bytes(args, comm);
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_GATHER, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_gather_prepare, args, request, &rc)) {
-        return rc;
-    }
     if (MCA_COLL_HIER_PERSISTENT == form) {
         return module->previous.gather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
                                             args->rdtype, args->root, comm, info, request,
@@ -91,6 +86,18 @@ static int hier_gather_request(const mca_coll_hier_args_t *args, struct ompi_com
     }
     return module->previous.igather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
                                     args->rdtype, args->root, comm, request, module->previous.igather_module);
+}
+
+static const mca_coll_hier_collective_t hier_gather = {HIER_OP_GATHER, hier_gather_prepare, hier_gather_previous};
+
+static int hier_gather_request(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
+                               struct ompi_info_t *info, ompi_request_t **request, mca_coll_hier_module_t *module,
+                               mca_coll_hier_form_t form)
+{
+    const size_t block_bytes = hier_gather_block_bytes(args, comm);
+
+    return mca_coll_hier_request(&hier_gather, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
