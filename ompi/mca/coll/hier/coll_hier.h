@@ -525,8 +525,8 @@ void mca_coll_hier_work_release(mca_coll_hier_work_t *work);
 /* coll_hier_choose.c: the schedule for a nonblocking or persistent call
  * (form), or NULL for the fallback, deciding without waiting for the other
  * ranks: NULL while the communicator's topology is not known (the first
- * such call starts gathering it). *window: the rounds in flight to run it
- * with. */
+ * such call starts gathering it; coll_hier_request.c asks only once the
+ * gathering is over). *window: the rounds in flight to run it with. */
 const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *module,
                                                         struct ompi_communicator_t *comm, hier_op_t op,
                                                         mca_coll_hier_form_t form, int root, size_t block_bytes,
