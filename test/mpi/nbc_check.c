@@ -36,7 +36,10 @@
  * on a new communicator (a dup of MPI_COMM_WORLD named "nbc_check
  * ialltoall-only") that calls no other collective, then MPI_Barrier and N
  * more: a component that learns a communicator at its first blocking
- * collective takes the last N only.
+ * collective takes the last N only. With --no-barrier, the N alone: the
+ * communicator never runs a blocking collective. With --in-flight, the N
+ * (each N) are all started before the first is waited, and completed in
+ * the reverse order.
  *
  * Output (rank 0 of MPI_COMM_WORLD), as the other checkers':
  *   nbc_check: FAIL ...                 one line per failing check and rank
@@ -441,39 +444,55 @@ typedef struct {
     int ncounts;
     int persistent; /* 0: nonblocking slots only */
     int only_ialltoall; /* > 0: that many MPI_Ialltoall alone on a new communicator */
+    int no_barrier;     /* --only-ialltoall: no MPI_Barrier and second series */
+    int in_flight;      /* --only-ialltoall: each series started before it is waited */
 } options_t;
 
-/* o->only_ialltoall MPI_Ialltoall in a row, each waited and checked, on a
- * new communicator that calls no other collective, then a barrier and as
- * many again; block sizes from o->counts in turn. */
+/* o->only_ialltoall MPI_Ialltoall in a row, each waited and checked (or,
+ * in flight, all started, then waited in reverse order), on a new
+ * communicator that calls no other collective, then, unless no_barrier, a
+ * barrier and as many again; block sizes from o->counts in turn. */
 static int run_only_ialltoall(const options_t *o)
 {
     comm_entry_t only = {"ialltoall-only", MPI_COMM_NULL, 1};
     tally_t t = TALLY_START;
+    const int n = o->only_ialltoall, series = o->no_barrier ? 1 : 2, at_once = o->in_flight ? n : 1;
+    slot_t *s = calloc((size_t)n, sizeof *s);
+    int *rcs = calloc((size_t)n, sizeof *rcs);
     MPI_Comm_dup(MPI_COMM_WORLD, &only.comm);
     name_comm(only.comm, only.label);
-    for (int call = 0; call < 2 * o->only_ialltoall; call++) {
-        slot_t s;
-        if (call == o->only_ialltoall) MPI_Barrier(only.comm);
-        make_slot(&s, K_ALLTOALL, &only, 0, o->counts[call % o->ncounts], 0, (uint32_t)(7000 + call));
-        fill_slot(&s, (uint32_t)(9000 + call));
-        int rc = issue(&s);
-        if (rc == MPI_SUCCESS) rc = MPI_Wait(&s.req, MPI_STATUS_IGNORE);
-        check_slot(&s, rc, call, &t);
-        free_slot(&s);
+    for (int call = 0; call < series * n; call += at_once) {
+        if (call == n) MPI_Barrier(only.comm);
+        for (int i = 0; i < at_once; i++) {
+            make_slot(&s[i], K_ALLTOALL, &only, 0, o->counts[(call + i) % o->ncounts], 0, (uint32_t)(7000 + call + i));
+            fill_slot(&s[i], (uint32_t)(9000 + call + i));
+            rcs[i] = issue(&s[i]);
+            if (!o->in_flight && rcs[i] == MPI_SUCCESS) rcs[i] = MPI_Wait(&s[i].req, MPI_STATUS_IGNORE);
+        }
+        for (int i = at_once - 1; i >= 0; i--)
+            if (o->in_flight && rcs[i] == MPI_SUCCESS) rcs[i] = MPI_Wait(&s[i].req, MPI_STATUS_IGNORE);
+        for (int i = 0; i < at_once; i++) {
+            check_slot(&s[i], rcs[i], call + i, &t);
+            free_slot(&s[i]);
+        }
     }
     MPI_Comm_free(&only.comm);
+    free(s);
+    free(rcs);
     return exit_with_summary(&t);
 }
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " [--rounds N] [--counts N,N,...] [--quick] [--no-persistent] [--only-ialltoall N]\n"
+    fprintf(f, "usage: " PROG " [--rounds N] [--counts N,N,...] [--quick] [--no-persistent]\n"
+               "       [--only-ialltoall N [--no-barrier] [--in-flight]]\n"
                "  --rounds    rounds of starts and completions (default 8)\n"
                "  --counts    elements per block, taken in turn (default 0,1,7,100)\n"
                "  --quick     --rounds 4\n"
                "  --no-persistent  nonblocking requests only\n"
-               "  --only-ialltoall N  instead, N MPI_Ialltoall alone on a new communicator, a barrier, N more\n");
+               "  --only-ialltoall N  instead, N MPI_Ialltoall alone on a new communicator, a barrier, N more\n"
+               "  --no-barrier        with --only-ialltoall: the N alone, no barrier\n"
+               "  --in-flight         with --only-ialltoall: the N started before the first is waited\n");
 }
 
 static int parse_options(int argc, char **argv, options_t *o)
@@ -488,6 +507,14 @@ static int parse_options(int argc, char **argv, options_t *o)
         }
         if (!strcmp(a, "--no-persistent")) {
             o->persistent = 0;
+            continue;
+        }
+        if (!strcmp(a, "--no-barrier")) {
+            o->no_barrier = 1;
+            continue;
+        }
+        if (!strcmp(a, "--in-flight")) {
+            o->in_flight = 1;
             continue;
         }
         if (!v) return -1;

@@ -920,40 +920,49 @@ else
             check_verbose "$name: verbose alltoall_init" "$map" alltoall_init "$want" "$nclusters"
         fi
     done
-    # The same layouts where ialltoall runs a row of hier's, on a new
-    # communicator that calls MPI_Ialltoall four times (each waited), then
-    # MPI_Barrier, then four more: the first starts gathering the topology,
-    # the four run on Open MPI's own (a nonblocking start may not wait for
-    # the gathering), the barrier completes it, and hier's row runs the last
-    # four.
+    # The same layouts on a new communicator that only calls MPI_Ialltoall
+    # (hier's row where the layout names one, else auto): four in a row, each
+    # waited, and nothing else (--no-barrier); four in flight at once
+    # (--in-flight); four, MPI_Barrier, four more. The first call starts
+    # gathering the topology; the calls wait for it in their requests and
+    # decide in order once it is known (docs/nonblocking.md): rank 0's first
+    # ialltoall line is a decision on the gathered nodes, naming the row (or,
+    # auto, Open MPI's own), and the gathering's line says the calls waited.
     for case in "${NBC_RUNS[@]}"; do
         IFS='|' read -r map clusters algs want <<<"$case"
-        [[ $want == fallback ]] && continue
+        alltoall=$want
+        [[ $want == fallback ]] && alltoall=auto
         p=$(map_size "$map")
         cluster_args=()
         [[ -n $clusters ]] && cluster_args=(--mca coll_hier_cluster_map "$clusters")
-        key="nbc_check $p ialltoall-only"
-        if [[ -z ${reference_checksum[$key]:-} ]]; then
-            name="nbc_check --only-ialltoall 4: map=$map p=$p, Open MPI's own"
-            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
-                --mca coll_hier_alltoall_algorithm fallback -- "$nbc_checker" --only-ialltoall 4
-            check_result "$name: results"
-            reference_checksum[$key]=$(log_checksum)
-        fi
-        name="nbc_check --only-ialltoall 4: map=$map${clusters:+ clusters=$clusters} p=$p alltoall=$want"
-        run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
-            --mca coll_hier_alltoall_algorithm "$want" --mca coll_hier_verbose 1 -- "$nbc_checker" --only-ialltoall 4
-        check_result "$name: results"
-        check_checksum "$name: checksum" "$key"
-        if ((!plain)); then
-            lines=$(grep -h "^coll:hier: ialltoall on nbc_check ialltoall-only " "$log.err" "$log.out" || true)
-            if [[ $(head -n1 <<<"$lines") == *": fallback (the communicator's topology is being gathered"* &&
-                  $(sed -n 2p <<<"$lines") =~ \):\ $want( \(|$) ]]; then
-                pass "$name: Open MPI's own while gathering, then $want"
-            else
-                fail "$name: verbose" "expected a line 'fallback (the communicator's topology is being gathered...' then one naming $want, got: $lines" "$log"
+        for mode in "--no-barrier" "--no-barrier --in-flight" ""; do
+            read -ra mode_args <<<"$mode"
+            key="nbc_check $p ialltoall-only $mode"
+            label="nbc_check --only-ialltoall 4${mode:+ $mode}"
+            if [[ -z ${reference_checksum[$key]:-} ]]; then
+                name="$label: map=$map p=$p, Open MPI's own"
+                run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                    --mca coll_hier_alltoall_algorithm fallback -- "$nbc_checker" --only-ialltoall 4 "${mode_args[@]}"
+                check_result "$name: results"
+                reference_checksum[$key]=$(log_checksum)
             fi
-        fi
+            name="$label: map=$map${clusters:+ clusters=$clusters} p=$p alltoall=$alltoall"
+            run_check "$name" "$p" --mca coll "$coll_list" --mca coll_hier_node_map "$map" "${cluster_args[@]}" \
+                --mca coll_hier_alltoall_algorithm "$alltoall" --mca coll_hier_verbose 1 -- "$nbc_checker" \
+                --only-ialltoall 4 "${mode_args[@]}"
+            check_result "$name: results"
+            check_checksum "$name: checksum" "$key"
+            ((plain)) && continue
+            first=$(grep -h "^coll:hier: ialltoall on nbc_check ialltoall-only " "$log.err" "$log.out" | head -n1 || true)
+            gathered=$(grep -h "^coll:hier: topology of nbc_check ialltoall-only gathered by a nonblocking allgather" \
+                "$log.err" "$log.out" || true)
+            if [[ $first =~ \(size\ $p,\ [1-9][0-9]*\ nodes(,\ [0-9]+\ clusters)?\):\ $want( \(|$) &&
+                  $gathered =~ meanwhile\ [1-9][0-9]*\ nonblocking\ or\ persistent\ calls?\ waited ]]; then
+                pass "$name: $want from the first call the topology is known at"
+            else
+                fail "$name: verbose" "expected the gathering's line (the calls waited for it) and a first ialltoall line naming $want on the gathered nodes, got: $gathered / $first" "$log"
+            fi
+        done
     done
     comms_in_use=world,dup,parity,reversed
 fi

@@ -213,13 +213,18 @@ typedef struct mca_coll_hier_module_t {
     const char *topology_error;
     /* The gathering a nonblocking call started (MCA_COLL_HIER_TOPOLOGY_
      * GATHERING): the previous module's allgather in flight, what it
-     * gathers into, and which call started it, when. */
+     * gathers into, and which call started it, when; the nonblocking and
+     * persistent calls whose decision waits for it (queued: now; waited:
+     * since it started), which decide in order once it is known
+     * (coll_hier_request.c). */
     struct {
         ompi_request_t *request;
         int64_t mine[MCA_COLL_HIER_FACTS];
         int64_t *facts;
         char started_by[32];
         double start;
+        int queued;
+        int waited;
     } gathering;
     /* Every rank's job-wide node, for the link-cost probes the core may ask
      * for later (coll_hier_topology.c). */
@@ -269,13 +274,20 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
 /* coll_hier_topology.c: the same from a nonblocking or persistent call
  * (named call, "ialltoall"), which may not wait for the other ranks: the
  * first such call starts the gathering (the previous module's nonblocking
- * allgather) and falls back, as do the nonblocking calls after it; the
- * first blocking collective on comm completes it. Where the settings need
- * more than the allgather (host names, a probe, a cost file's agreement),
- * nothing starts: module->topology_error says so, and the first blocking
- * collective gathers. */
+ * allgather), and the calls wait for it (coll_hier_request.c); the
+ * requests' progress (mca_coll_hier_gathering_test) or the first blocking
+ * collective on comm, whichever comes first, completes it. Where the
+ * settings need more than the allgather (host names, a probe, a cost
+ * file's agreement), nothing starts: module->topology_error says so, and
+ * the first blocking collective gathers. */
 void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
                                                const char *call);
+/* coll_hier_topology.c: whether the gathering a nonblocking call started
+ * is over (module->topology_state no longer MCA_COLL_HIER_TOPOLOGY_
+ * GATHERING): when its allgather has completed, builds the topology from
+ * the facts gathered, locally (every rank has the same facts). Never
+ * waits; called from the requests' progress. */
+bool mca_coll_hier_gathering_test(mca_coll_hier_module_t *module);
 /* coll_hier_topology.c: a gathering still in flight when the module ends
  * is completed first (every rank started it). */
 void mca_coll_hier_gathering_release(mca_coll_hier_module_t *module);
@@ -293,8 +305,8 @@ int mca_coll_hier_agree(const mca_coll_hier_module_t *module, void *values, int 
  * choice in *concluded), fails to agree (HIER_TRIAL_UNAGREED, the fallback
  * in *concluded) or goes on (HIER_TRIAL_EXTENDED, also while the trial has
  * calls left). */
-int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes, int trial_call, double seconds,
-                               hier_decision_t *concluded);
+int mca_coll_hier_trial_record(mca_coll_hier_module_t *module, hier_op_t op, size_t block_bytes, int trial_call,
+                               double seconds, hier_decision_t *concluded);
 
 /* coll_hier_measure.c: before a trial's call (index trial_call), waits
  * until every rank of comm has arrived and then until one instant, the same
@@ -424,22 +436,26 @@ typedef struct mca_coll_hier_call_t mca_coll_hier_call_t;
 typedef int (*mca_coll_hier_prepare_fn_t)(mca_coll_hier_call_t *call);
 
 /* Open MPI's own collective for a call hier does not take: the previous
- * module's, with the call's arguments. */
-typedef int (*mca_coll_hier_fallback_fn_t)(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                                           mca_coll_hier_module_t *module);
-/* A blocking collective as its way (mca_coll_hier_blocking) needs it. */
+ * module's, in the call's form (blocking: request NULL; nonblocking; or
+ * persistent, with info), with the call's arguments. */
+typedef int (*mca_coll_hier_previous_fn_t)(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                           const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                           mca_coll_hier_form_t form, ompi_request_t **request);
+/* A collective as its blocking way (mca_coll_hier_blocking) and its
+ * requests (mca_coll_hier_request) need it: what differs between the
+ * collectives. */
 typedef struct mca_coll_hier_collective_t {
     hier_op_t op;
-    int tag;
+    int tag;  /* the blocking call's; a request reserves its own */
     mca_coll_hier_prepare_fn_t prepare;
-    mca_coll_hier_fallback_fn_t fallback;
+    mca_coll_hier_previous_fn_t previous;
 } mca_coll_hier_collective_t;
 
 /* coll_hier_choose.c: the way of every blocking call. Gathers the
  * topology at the communicator's first call, asks the core which schedule
  * runs (printing the verbose line), times the call where auto's trial
  * measures it, and runs the schedule over the PML or hands the call to
- * collective->fallback. unsupported is NULL, or why hier cannot take this
+ * collective->previous. unsupported is NULL, or why hier cannot take this
  * call whatever the algorithm (the same on every rank), which makes it
  * fall back. */
 int mca_coll_hier_blocking(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
@@ -451,6 +467,8 @@ int mca_coll_hier_blocking(mca_coll_hier_module_t *module, struct ompi_communica
  * changes (verbose >= 2). */
 void mca_coll_hier_report(mca_coll_hier_module_t *module, hier_op_t op, mca_coll_hier_form_t form,
                           const hier_decision_t *decision);
+/* A call's name in verbose lines: alltoall, ialltoall, alltoall_init. */
+void mca_coll_hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, size_t len);
 
 /* One call of a schedule over the PML, blocking or from a request: what its
  * runs need between steps, the transport's context. */
@@ -521,25 +539,31 @@ void mca_coll_hier_work_release(mca_coll_hier_work_t *work);
 /* coll_hier_choose.c: the schedule for a nonblocking or persistent call
  * (form), or NULL for the fallback, deciding without waiting for the other
  * ranks: NULL while the communicator's topology is not known (the first
- * such call starts gathering it). *window: the rounds in flight to run it
- * with. */
+ * such call starts gathering it; coll_hier_request.c asks only once the
+ * gathering is over). *window: the rounds in flight to run it with. */
 const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *module,
                                                         struct ompi_communicator_t *comm, hier_op_t op,
                                                         mca_coll_hier_form_t form, int root, size_t block_bytes,
                                                         const char *unsupported, int *window);
 
-/* coll_hier_request.c: the common start of a nonblocking or persistent
- * entry. When hier takes the call (something to move, and a schedule
- * chosen), makes its request and returns true with *rc: a request running
- * a call of the schedule with these arguments (copied), which Open MPI's
- * progress engine advances; for form MCA_COLL_HIER_NONBLOCKING started now
- * and freed once complete, for MCA_COLL_HIER_PERSISTENT inactive until
- * MPI_Start, each start a new run. false: the caller hands the call to the
- * previous module's form. */
-bool mca_coll_hier_request_taken(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm, hier_op_t op,
-                                 mca_coll_hier_form_t form, bool nothing_to_move, size_t block_bytes,
-                                 const char *unsupported, mca_coll_hier_prepare_fn_t prepare,
-                                 const mca_coll_hier_args_t *args, ompi_request_t **request, int *rc);
+
+/* coll_hier_request.c: a nonblocking or persistent entry's whole call
+ * (form; info: the persistent form's). With something to move, hier's
+ * request: it runs a call of the schedule chosen with these arguments
+ * (copied), advanced by Open MPI's progress engine; nonblocking: started
+ * now and freed once complete; persistent: inactive until MPI_Start, each
+ * start a new run. While the communicator's topology is being gathered,
+ * the request decides once it is known, in the order the calls were made,
+ * and starts then (or, decided fallback, starts the previous module's
+ * nonblocking form from there). Otherwise the previous module's form. */
+int mca_coll_hier_request(const mca_coll_hier_collective_t *collective, mca_coll_hier_module_t *module,
+                          struct ompi_communicator_t *comm, mca_coll_hier_form_t form, bool nothing_to_move,
+                          size_t block_bytes, const char *unsupported, const mca_coll_hier_args_t *args,
+                          struct ompi_info_t *info, ompi_request_t **request);
+/* coll_hier_request.c: decides, in order, the calls on module's
+ * communicator that waited for its gathering, now over, and starts those
+ * already started. */
+void mca_coll_hier_requests_decide(mca_coll_hier_module_t *module);
 /* Component open and close: the requests' free list and progress. */
 void mca_coll_hier_requests_open(void);
 void mca_coll_hier_requests_close(void);

@@ -42,16 +42,27 @@ static size_t hier_allgather_block_bytes(const mca_coll_hier_args_t *a)
     return type_size * (size_t) a->rcount;
 }
 
-/* Open MPI's own allgather, with the call's arguments. */
-static int hier_allgather_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
-                                   mca_coll_hier_module_t *module)
+/* Open MPI's own allgather in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_allgather_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                   mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    return module->previous.allgather(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, comm,
-                                      module->previous.allgather_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.allgather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                          args->rdtype, comm, module->previous.allgather_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.allgather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                               args->rdtype, comm, info, request,
+                                               module->previous.allgather_init_module);
+    }
+    return module->previous.iallgather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                       args->rdtype, comm, request, module->previous.iallgather_module);
 }
 
 static const mca_coll_hier_collective_t hier_allgather = {
-    HIER_OP_ALLGATHER, MCA_COLL_BASE_TAG_ALLGATHER, hier_allgather_prepare, hier_allgather_fallback};
+    HIER_OP_ALLGATHER, MCA_COLL_BASE_TAG_ALLGATHER, hier_allgather_prepare, hier_allgather_previous};
 
 int mca_coll_hier_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
@@ -73,19 +84,9 @@ static int hier_allgather_request(const mca_coll_hier_args_t *args, struct ompi_
                                   mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_allgather_block_bytes(args);
-    int rc;
 
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLGATHER, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_allgather_prepare, args, request, &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.allgather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                               args->rdtype, comm, info, request,
-                                               module->previous.allgather_init_module);
-    }
-    return module->previous.iallgather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                       args->rdtype, comm, request, module->previous.iallgather_module);
+    return mca_coll_hier_request(&hier_allgather, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -46,16 +46,26 @@ static const char *hier_allreduce_unsupported(struct ompi_op_t *op)
     return ompi_op_is_commute(op) ? NULL : "non-commutative operation";
 }
 
-/* Open MPI's own allreduce, with the call's arguments. */
-static int hier_allreduce_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
-                                   mca_coll_hier_module_t *module)
+/* Open MPI's own allreduce in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_allreduce_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                   mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    return module->previous.allreduce(a->sbuf, a->rbuf, a->rcount, a->rdtype, a->op, comm,
-                                      module->previous.allreduce_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.allreduce(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
+                                          module->previous.allreduce_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.allreduce_init(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
+                                               info, request, module->previous.allreduce_init_module);
+    }
+    return module->previous.iallreduce(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
+                                       request, module->previous.iallreduce_module);
 }
 
 static const mca_coll_hier_collective_t hier_allreduce = {
-    HIER_OP_ALLREDUCE, MCA_COLL_BASE_TAG_ALLREDUCE, hier_allreduce_prepare, hier_allreduce_fallback};
+    HIER_OP_ALLREDUCE, MCA_COLL_BASE_TAG_ALLREDUCE, hier_allreduce_prepare, hier_allreduce_previous};
 
 int mca_coll_hier_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                             struct ompi_op_t *op, struct ompi_communicator_t *comm,
@@ -78,19 +88,9 @@ static int hier_allreduce_request(const mca_coll_hier_args_t *args, struct ompi_
                                   mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_allreduce_block_bytes(args);
-    int rc;
 
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLREDUCE, form, 0 == block_bytes, block_bytes,
-                                    hier_allreduce_unsupported(args->op), hier_allreduce_prepare, args, request,
-                                    &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.allreduce_init(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
-                                               info, request, module->previous.allreduce_init_module);
-    }
-    return module->previous.iallreduce(args->sbuf, args->rbuf, args->rcount, args->rdtype, args->op, comm,
-                                       request, module->previous.iallreduce_module);
+    return mca_coll_hier_request(&hier_allreduce, module, comm, form, 0 == block_bytes, block_bytes,
+                                 hier_allreduce_unsupported(args->op), args, info, request);
 }
 
 int mca_coll_hier_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,

@@ -53,16 +53,27 @@ static size_t hier_alltoall_block_bytes(int rcount, struct ompi_datatype_t *rdty
     return type_size * (size_t) rcount;
 }
 
-/* Open MPI's own alltoall, with the call's arguments. */
-static int hier_alltoall_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
-                                  mca_coll_hier_module_t *module)
+/* Open MPI's own alltoall in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_alltoall_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                  const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                  mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    return module->previous.alltoall(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, comm,
-                                     module->previous.alltoall_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.alltoall(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                         args->rdtype, comm, module->previous.alltoall_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.alltoall_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                              args->rdtype, comm, info, request,
+                                              module->previous.alltoall_init_module);
+    }
+    return module->previous.ialltoall(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                      args->rdtype, comm, request, module->previous.ialltoall_module);
 }
 
 static const mca_coll_hier_collective_t hier_alltoall = {
-    HIER_OP_ALLTOALL, MCA_COLL_BASE_TAG_ALLTOALL, hier_alltoall_prepare, hier_alltoall_fallback};
+    HIER_OP_ALLTOALL, MCA_COLL_BASE_TAG_ALLTOALL, hier_alltoall_prepare, hier_alltoall_previous};
 
 int mca_coll_hier_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
@@ -84,19 +95,9 @@ static int hier_alltoall_request(const mca_coll_hier_args_t *args, struct ompi_c
                                  mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_alltoall_block_bytes(args->rcount, args->rdtype);
-    int rc;
 
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLTOALL, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_alltoall_prepare, args, request, &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.alltoall_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                              args->rdtype, comm, info, request,
-                                              module->previous.alltoall_init_module);
-    }
-    return module->previous.ialltoall(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                      args->rdtype, comm, request, module->previous.ialltoall_module);
+    return mca_coll_hier_request(&hier_alltoall, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,

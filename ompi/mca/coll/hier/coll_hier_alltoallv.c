@@ -117,16 +117,29 @@ static int hier_alltoallv_prepare(mca_coll_hier_call_t *call)
 
 /* Block sizes differ from rank to rank, so the choice cannot depend on
  * them: every rank must take the same one (block_bytes 0). */
-/* Open MPI's own alltoallv, with the call's arguments. */
-static int hier_alltoallv_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
-                                   mca_coll_hier_module_t *module)
+/* Open MPI's own alltoallv in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_alltoallv_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                   const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                   mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    return module->previous.alltoallv(a->sbuf, a->scounts, a->sdispls, a->sdtype, a->rbuf, a->rcounts,
-                                      a->rdispls, a->rdtype, comm, module->previous.alltoallv_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.alltoallv(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
+                                          args->rcounts, args->rdispls, args->rdtype, comm,
+                                          module->previous.alltoallv_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.alltoallv_init(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
+                                               args->rcounts, args->rdispls, args->rdtype, comm, info, request,
+                                               module->previous.alltoallv_init_module);
+    }
+    return module->previous.ialltoallv(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
+                                       args->rcounts, args->rdispls, args->rdtype, comm, request,
+                                       module->previous.ialltoallv_module);
 }
 
 static const mca_coll_hier_collective_t hier_alltoallv = {
-    HIER_OP_ALLTOALLV, MCA_COLL_BASE_TAG_ALLTOALLV, hier_alltoallv_prepare, hier_alltoallv_fallback};
+    HIER_OP_ALLTOALLV, MCA_COLL_BASE_TAG_ALLTOALLV, hier_alltoallv_prepare, hier_alltoallv_previous};
 
 int mca_coll_hier_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                             struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
@@ -144,20 +157,8 @@ static int hier_alltoallv_request(const mca_coll_hier_args_t *args, struct ompi_
                                   struct ompi_info_t *info, ompi_request_t **request,
                                   mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_ALLTOALLV, form, false, 0, NULL, hier_alltoallv_prepare,
-                                    args, request, &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.alltoallv_init(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
-                                               args->rcounts, args->rdispls, args->rdtype, comm, info, request,
-                                               module->previous.alltoallv_init_module);
-    }
-    return module->previous.ialltoallv(args->sbuf, args->scounts, args->sdispls, args->sdtype, args->rbuf,
-                                       args->rcounts, args->rdispls, args->rdtype, comm, request,
-                                       module->previous.ialltoallv_module);
+    return mca_coll_hier_request(&hier_alltoallv, module, comm, form, false, 0, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls,

@@ -27,16 +27,23 @@ static int hier_barrier_prepare(mca_coll_hier_call_t *call)
 
 static const mca_coll_hier_args_t hier_barrier_args = {.root = -1};
 
-/* Open MPI's own barrier, with the call's arguments. */
-static int hier_barrier_fallback(const mca_coll_hier_args_t *args, struct ompi_communicator_t *comm,
-                                 mca_coll_hier_module_t *module)
+/* Open MPI's own barrier in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_barrier_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                 const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                 mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    (void) args;
-    return module->previous.barrier(comm, module->previous.barrier_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.barrier(comm, module->previous.barrier_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.barrier_init(comm, info, request, module->previous.barrier_init_module);
+    }
+    return module->previous.ibarrier(comm, request, module->previous.ibarrier_module);
 }
 
 static const mca_coll_hier_collective_t hier_barrier = {
-    HIER_OP_BARRIER, MCA_COLL_BASE_TAG_BARRIER, hier_barrier_prepare, hier_barrier_fallback};
+    HIER_OP_BARRIER, MCA_COLL_BASE_TAG_BARRIER, hier_barrier_prepare, hier_barrier_previous};
 
 int mca_coll_hier_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
@@ -48,16 +55,8 @@ static int hier_barrier_request(struct ompi_communicator_t *comm, struct ompi_in
                                 ompi_request_t **request, mca_coll_hier_module_t *module,
                                 mca_coll_hier_form_t form)
 {
-    int rc;
-
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_BARRIER, form, false, 0, NULL, hier_barrier_prepare,
-                                    &hier_barrier_args, request, &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.barrier_init(comm, info, request, module->previous.barrier_init_module);
-    }
-    return module->previous.ibarrier(comm, request, module->previous.ibarrier_module);
+    return mca_coll_hier_request(&hier_barrier, module, comm, form, false, 0, NULL, &hier_barrier_args, info,
+                                 request);
 }
 
 int mca_coll_hier_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,

@@ -44,8 +44,7 @@ static uint64_t hier_line_hash(const char *line)
     return 0 == hash ? 1 : hash;
 }
 
-/* A call's name in verbose lines: alltoall, ialltoall, alltoall_init. */
-static void hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, size_t len)
+void mca_coll_hier_call_name(hier_op_t op, mca_coll_hier_form_t form, char *name, size_t len)
 {
     snprintf(name, len, "%s%s%s", MCA_COLL_HIER_NONBLOCKING == form ? "i" : "", hier_op_name(op),
              MCA_COLL_HIER_PERSISTENT == form ? "_init" : "");
@@ -70,7 +69,7 @@ void mca_coll_hier_report(mca_coll_hier_module_t *module, hier_op_t op, mca_coll
         snprintf(reason, sizeof(reason), "%s", NULL != decision->phrase ? decision->phrase : "");
     }
     /* alltoall, ialltoall, alltoall_init */
-    hier_call_name(op, form, name, sizeof(name));
+    mca_coll_hier_call_name(op, form, name, sizeof(name));
     if (c->verbose >= 2 && known && '\0' != hier_comm_predictions(module->topology)[0]) {
         opal_output_verbose(2, c->output, "coll:hier: %s on %s (%s): %s", name, comm->c_name, where,
                             hier_comm_predictions(module->topology));
@@ -160,7 +159,7 @@ int mca_coll_hier_blocking(mca_coll_hier_module_t *module, struct ompi_communica
         rc = mca_coll_hier_trial_start(module, comm, trial_call, &start);
     }
     if (OMPI_SUCCESS == rc) {
-        rc = NULL == schedule ? collective->fallback(args, comm, module)
+        rc = NULL == schedule ? collective->previous(module, comm, args, NULL, MCA_COLL_HIER_BLOCKING, NULL)
                               : mca_coll_hier_call_blocking(module, comm, collective->tag, schedule,
                                                             collective->prepare, args);
     }
@@ -179,7 +178,7 @@ const hier_schedule_t *mca_coll_hier_choose_nonblocking(mca_coll_hier_module_t *
     char name[32];
 
     *window = module->window;
-    hier_call_name(op, form, name, sizeof(name));
+    mca_coll_hier_call_name(op, form, name, sizeof(name));
     mca_coll_hier_gather_topology_nonblocking(module, comm, name);
     if (MCA_COLL_HIER_TOPOLOGY_READY != module->topology_state) {
         hier_cannot(NULL != module->topology_error ? module->topology_error

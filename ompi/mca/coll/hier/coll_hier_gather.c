@@ -51,16 +51,27 @@ static size_t hier_gather_block_bytes(const mca_coll_hier_args_t *a, struct ompi
     return type_size * (size_t) (is_root ? a->rcount : a->scount);
 }
 
-/* Open MPI's own gather, with the call's arguments. */
-static int hier_gather_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
-                                mca_coll_hier_module_t *module)
+/* Open MPI's own gather in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_gather_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    return module->previous.gather(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, a->root, comm,
-                                   module->previous.gather_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.gather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                       args->rdtype, args->root, comm, module->previous.gather_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.gather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                            args->rdtype, args->root, comm, info, request,
+                                            module->previous.gather_init_module);
+    }
+    return module->previous.igather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                    args->rdtype, args->root, comm, request, module->previous.igather_module);
 }
 
 static const mca_coll_hier_collective_t hier_gather = {
-    HIER_OP_GATHER, MCA_COLL_BASE_TAG_GATHER, hier_gather_prepare, hier_gather_fallback};
+    HIER_OP_GATHER, MCA_COLL_BASE_TAG_GATHER, hier_gather_prepare, hier_gather_previous};
 
 int mca_coll_hier_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                          void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
@@ -82,19 +93,9 @@ static int hier_gather_request(const mca_coll_hier_args_t *args, struct ompi_com
                                mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_gather_block_bytes(args, comm);
-    int rc;
 
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_GATHER, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_gather_prepare, args, request, &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.gather_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                            args->rdtype, args->root, comm, info, request,
-                                            module->previous.gather_init_module);
-    }
-    return module->previous.igather(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                    args->rdtype, args->root, comm, request, module->previous.igather_module);
+    return mca_coll_hier_request(&hier_gather, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,

@@ -53,16 +53,27 @@ static size_t hier_scatter_block_bytes(const mca_coll_hier_args_t *a, struct omp
     return type_size * (size_t) (is_root ? a->scount : a->rcount);
 }
 
-/* Open MPI's own scatter, with the call's arguments. */
-static int hier_scatter_fallback(const mca_coll_hier_args_t *a, struct ompi_communicator_t *comm,
-                                 mca_coll_hier_module_t *module)
+/* Open MPI's own scatter in the call's form, with its arguments (request:
+ * the nonblocking or persistent form's; NULL for the blocking one). */
+static int hier_scatter_previous(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                 const mca_coll_hier_args_t *args, struct ompi_info_t *info,
+                                 mca_coll_hier_form_t form, ompi_request_t **request)
 {
-    return module->previous.scatter(a->sbuf, a->scount, a->sdtype, a->rbuf, a->rcount, a->rdtype, a->root, comm,
-                                    module->previous.scatter_module);
+    if (MCA_COLL_HIER_BLOCKING == form) {
+        return module->previous.scatter(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                        args->rdtype, args->root, comm, module->previous.scatter_module);
+    }
+    if (MCA_COLL_HIER_PERSISTENT == form) {
+        return module->previous.scatter_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                             args->rdtype, args->root, comm, info, request,
+                                             module->previous.scatter_init_module);
+    }
+    return module->previous.iscatter(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
+                                     args->rdtype, args->root, comm, request, module->previous.iscatter_module);
 }
 
 static const mca_coll_hier_collective_t hier_scatter = {
-    HIER_OP_SCATTER, MCA_COLL_BASE_TAG_SCATTER, hier_scatter_prepare, hier_scatter_fallback};
+    HIER_OP_SCATTER, MCA_COLL_BASE_TAG_SCATTER, hier_scatter_prepare, hier_scatter_previous};
 
 int mca_coll_hier_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                           void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
@@ -84,19 +95,9 @@ static int hier_scatter_request(const mca_coll_hier_args_t *args, struct ompi_co
                                 mca_coll_hier_module_t *module, mca_coll_hier_form_t form)
 {
     const size_t block_bytes = hier_scatter_block_bytes(args, comm);
-    int rc;
 
-    if (mca_coll_hier_request_taken(module, comm, HIER_OP_SCATTER, form, 0 == block_bytes, block_bytes, NULL,
-                                    hier_scatter_prepare, args, request, &rc)) {
-        return rc;
-    }
-    if (MCA_COLL_HIER_PERSISTENT == form) {
-        return module->previous.scatter_init(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                             args->rdtype, args->root, comm, info, request,
-                                             module->previous.scatter_init_module);
-    }
-    return module->previous.iscatter(args->sbuf, args->scount, args->sdtype, args->rbuf, args->rcount,
-                                     args->rdtype, args->root, comm, request, module->previous.iscatter_module);
+    return mca_coll_hier_request(&hier_scatter, module, comm, form, 0 == block_bytes, block_bytes, NULL, args, info,
+                                 request);
 }
 
 int mca_coll_hier_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf, int rcount,

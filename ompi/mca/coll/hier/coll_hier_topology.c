@@ -30,6 +30,7 @@
 #include "ompi/mca/topo/topo.h"
 #include "ompi/proc/proc.h"
 #include "opal/util/output.h"
+#include "opal/runtime/opal_progress.h"
 
 /* This process's node as comm names it: the lowest rank of comm on it.
  * Processes Open MPI has not instantiated yet are remote: it creates every
@@ -428,10 +429,13 @@ static void hier_gathered(mca_coll_hier_module_t *module, int rc, const char *ho
     }
 }
 
-/* Completes the gathering a nonblocking call started. */
-static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+/* Ends the gathering a nonblocking call started, its allgather complete:
+ * the rest of the plan, local (hier_plan_needs_blocking said so); where:
+ * which call noticed the allgather's completion. */
+static void hier_gathering_finish(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
+                                  const char *where)
 {
-    char how[200];
+    char how[256];
     int rc = ompi_request_wait(&module->gathering.request, MPI_STATUS_IGNORE);
 
     if (OMPI_SUCCESS == rc) {
@@ -442,13 +446,36 @@ static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_
     free(module->gathering.facts);
     module->gathering.facts = NULL;
     snprintf(how, sizeof(how),
-             "by a nonblocking allgather its first %s started %.1f ms before its first blocking collective; "
-             "the nonblocking calls before that ran on Open MPI's own",
-             module->gathering.started_by, 1e3 * (mca_coll_hier_now() - module->gathering.start));
+             "by a nonblocking allgather its first %s started, complete %.1f ms later %s; meanwhile %d "
+             "nonblocking or persistent call%s waited for it, deciding in order once it was known",
+             module->gathering.started_by, 1e3 * (mca_coll_hier_now() - module->gathering.start), where,
+             module->gathering.waited, 1 == module->gathering.waited ? "" : "s");
     hier_gathered(module, rc, how);
-    /* The fallback lines printed while gathering were not the decisions:
-     * each collective's next call says its own. */
-    memset(module->last_line_hash, 0, sizeof(module->last_line_hash));
+}
+
+bool mca_coll_hier_gathering_test(mca_coll_hier_module_t *module)
+{
+    if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state &&
+        REQUEST_COMPLETE(module->gathering.request)) {
+        hier_gathering_finish(module, module->comm, "in the progress of its requests");
+    }
+    return MCA_COLL_HIER_TOPOLOGY_GATHERING != module->topology_state;
+}
+
+/* The first blocking collective completes the gathering a nonblocking call
+ * started, unless the requests' progress does meanwhile (which ends it
+ * then, and frees its allgather's request: only the state is watched
+ * here), and decides the calls that waited for it before its own. */
+static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+{
+    while (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state &&
+           !REQUEST_COMPLETE(module->gathering.request)) {
+        opal_progress();
+    }
+    if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
+        hier_gathering_finish(module, comm, "at its first blocking collective");
+    }
+    mca_coll_hier_requests_decide(module);
 }
 
 /* Whether the gathering starts now: nothing gathered or started yet, and
@@ -506,7 +533,9 @@ void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
 
     /* Gathering: completing it waits for every rank's first call, which a
      * nonblocking start may not do (a rank may reach its first call only
-     * after a message this rank sends later): the blocking collective does. */
+     * after a message this rank sends later), nor test (completion is
+     * local: ranks would decide differently): the requests' progress or the
+     * first blocking collective completes it. */
     if (!hier_gathering_may_start(module)) {
         return;
     }
@@ -540,8 +569,8 @@ void mca_coll_hier_gather_topology_nonblocking(mca_coll_hier_module_t *module, s
         module->topology_state = MCA_COLL_HIER_TOPOLOGY_FAILED;
         return;
     }
-    module->topology_error = "the communicator's topology is being gathered: its first blocking collective "
-                             "completes it";
+    module->topology_error = "the communicator's topology is being gathered";
+    module->gathering.waited = 0;
     module->topology_state = MCA_COLL_HIER_TOPOLOGY_GATHERING;
 }
 
