@@ -466,14 +466,14 @@ bool mca_coll_hier_gathering_test(mca_coll_hier_module_t *module)
  * started, unless the requests' progress does meanwhile (which ends it
  * then, and frees its allgather's request: only the state is watched
  * here), and decides the calls that waited for it before its own. */
-static void hier_gathering_complete(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm)
+static void hier_gathering_complete(mca_coll_hier_module_t *module)
 {
     while (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state &&
            !REQUEST_COMPLETE(module->gathering.request)) {
         opal_progress();
     }
     if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
-        hier_gathering_finish(module, comm, "at its first blocking collective");
+        hier_gathering_finish(module, module->comm, "at its first blocking collective");
     }
     mca_coll_hier_requests_decide(module);
 }
@@ -501,7 +501,8 @@ void mca_coll_hier_gather_topology(mca_coll_hier_module_t *module, struct ompi_c
     int rc;
 
     if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
-        hier_gathering_complete(module, comm);
+        hier_gathering_complete(module);
+        return;
     }
     if (!hier_gathering_may_start(module)) {
         return;
