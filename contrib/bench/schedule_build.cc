@@ -22,10 +22,11 @@
 //            last takes the rest); 16xC for C clusters (not run by default).
 // The topology is made as hier_comm_create (core/capi.cc) makes it: the
 // Topology, then coll_hier_cost's default (locality) through
-// costs_from_source, and coll_hier_hypercube_embedding's default (auto).
-// Each of those steps is timed apart ("(topology)", "(costs)"), and so is
-// the hypercube embedding ("(hypercube plan)"), which the topology builds at
-// the first hypercube schedule and keeps. auto's embedding (refine, which
+// costs_from_source, and beside it the Plans of
+// coll_hier_hypercube_embedding's default (auto). Each of those steps is
+// timed apart ("(topology)", "(costs)"), and so is the hypercube embedding
+// ("(hypercube plan)"), which the plans build at the first hypercube
+// schedule and keep. auto's embedding (refine, which
 // weighs every pair of ranks many times) takes minutes at p = 16,384: it is
 // measured up to p = 4,096 unless -E says otherwise; above, the plan is the
 // blind embedding's (what auto chose on every layout here where it ran) and
@@ -63,6 +64,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms.h"
 #include "cost.h"
 #include "embedding.h"
 #include "hypercube.h"
@@ -360,6 +362,7 @@ void run(const Options &options, const std::string &layout_name, int p)
     const int embedding = auto_skipped             ? hier::embedding_id("blind")
                           : options.embedding.empty() ? hier::kEmbeddingAuto
                                                       : hier::embedding_id(options.embedding.c_str());
+    const hier::Plans plans(embedding);
     const bool steps = wanted(options, "topology");
     auto make_topology = [&] {
         // As hier_comm_create: a first Topology numbers the nodes for the
@@ -381,7 +384,6 @@ void run(const Options &options, const std::string &layout_name, int p)
             std::exit(1);
         }
         topology->set_costs(std::move(costs));
-        topology->set_hypercube_embedding(embedding);
         return std::string("coll_hier_cost locality");
     };
     if (steps) {
@@ -402,7 +404,7 @@ void run(const Options &options, const std::string &layout_name, int p)
         if (std::strcmp(row->name, "hypercube") == 0) {
             // The embedding, made at the first hypercube schedule and kept.
             topology_step(layout.name, p, "(hypercube plan)", [&] {
-                return topology->hypercube().summary +
+                return plans.hypercube(*topology).summary +
                        (auto_skipped ? " (auto's not measured above -E " +
                                            std::to_string(options.auto_embedding_limit) + ")"
                                      : std::string());
@@ -417,7 +419,7 @@ void run(const Options &options, const std::string &layout_name, int p)
             for (int rep = 0; rep < options.repetitions; ++rep) {
                 const MemoryWatch watch;
                 const Clock::time_point start = Clock::now();
-                const hier::Schedule schedule = row->build(*topology, ranks[which], -1);
+                const hier::Schedule schedule = row->build(*topology, plans, ranks[which], -1);
                 times.push_back(ms_since(start));
                 heap = std::max(heap, watch.heap_growth());
                 rss = std::max(rss, watch.rss_growth());

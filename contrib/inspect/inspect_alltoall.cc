@@ -104,11 +104,12 @@ template <typename F> double fastest_of_three(F f)
 // (one after the other here; agree keeps each share's vector), then once
 // more as rank 0 with the shares combined by MAX, which must give the
 // unshared comparison's line.
-void print_shares(const Topology &topology, size_t block_bytes, const MachineOptions &o, int ranks)
+void print_shares(const Topology &topology, const Plans &plans, size_t block_bytes, const MachineOptions &o,
+                  int ranks)
 {
     std::string unshared_line;
     const double unshared = fastest_of_three(
-        [&] { unshared_line = describe(compare_alltoall(topology, block_bytes, o.window, o.costs)); });
+        [&] { unshared_line = describe(compare_alltoall(topology, plans, block_bytes, o.window, o.costs)); });
     std::vector<std::vector<double>> shares(static_cast<size_t>(ranks));
     double largest = 0, sum = 0;
     int largest_rank = 0;
@@ -121,7 +122,7 @@ void print_shares(const Topology &topology, size_t block_bytes, const MachineOpt
             return true;
         };
         const double seconds =
-            fastest_of_three([&] { compare_alltoall(topology, block_bytes, o.window, o.costs, share); });
+            fastest_of_three([&] { compare_alltoall(topology, plans, block_bytes, o.window, o.costs, share); });
         sum += seconds;
         if (seconds > largest) {
             largest = seconds;
@@ -138,7 +139,8 @@ void print_shares(const Topology &topology, size_t block_bytes, const MachineOpt
         }
         return true;
     };
-    const bool same = describe(compare_alltoall(topology, block_bytes, o.window, o.costs, combined)) == unshared_line;
+    const bool same =
+        describe(compare_alltoall(topology, plans, block_bytes, o.window, o.costs, combined)) == unshared_line;
     std::printf("shared over %d ranks: unshared %s, largest share %s (rank %d), all shares %s; combined %s the "
                 "unshared comparison (CPU time, fastest of 3 runs each)\n",
                 ranks, format_seconds(unshared, " ").c_str(), format_seconds(largest, " ").c_str(), largest_rank,
@@ -172,9 +174,10 @@ int alltoall(const Arguments &all_args)
         return rc;
     }
     const Topology topology = machine_topology(o);
+    const Plans plans;  // as a communicator keeps them beside its topology
     const int klass = size_class(o.bytes);
     const size_t modelled = o.exact ? o.bytes : class_block_bytes(klass);
-    const Comparison comparison = compare_alltoall(topology, modelled, o.window, o.costs);
+    const Comparison comparison = compare_alltoall(topology, plans, modelled, o.window, o.costs);
 
     const std::string torus = topology.torus() ? ", torus " + topology.torus()->describe() : "";
     std::printf("alltoall on nodes %s (%d ranks, %d nodes, %d cluster%s%s), blocks of %zu B, window %d\n",
@@ -229,7 +232,7 @@ int alltoall(const Arguments &all_args)
     if (share_ranks > 0 && !model_shared(HIER_OP_ALLTOALL, topology, any_share)) {
         std::printf("not shared: the scale model decides above %d ranks\n", kMaxModelledRanks);
     } else if (share_ranks > 0) {
-        print_shares(topology, modelled, o, share_ranks);
+        print_shares(topology, plans, modelled, o, share_ranks);
     }
     return 0;
 }

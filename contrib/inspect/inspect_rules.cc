@@ -29,7 +29,7 @@ const char *const kUsage =
     "[--window W], e.g. rules 4,3,2,1 --clusters 2,2 --costs backbone=5ms:100Mbit/s --bytes 65536";
 
 // op's rules on topology: one per run of size classes with one choice.
-CommRules rules_for(hier_op_t op, const Topology &topology, const MachineOptions &o)
+CommRules rules_for(hier_op_t op, const Topology &topology, const Plans &plans, const MachineOptions &o)
 {
     CommRules rules;
     rules.comm_size = topology.size();
@@ -37,7 +37,7 @@ CommRules rules_for(hier_op_t op, const Topology &topology, const MachineOptions
     const bool sized = rules_message_bytes(op, 1, topology.size()) > 0;
     const int last_class = sized ? size_class(o.bytes) : 0;
     for (int klass = 0; klass <= last_class; ++klass) {
-        const Choice choice = choose_auto(op, topology, class_block_bytes(klass), o.window, o.costs, nullptr);
+        const Choice choice = choose_auto(op, topology, plans, class_block_bytes(klass), o.window, o.costs, nullptr);
         if (!rules.messages.empty() && rules.messages.back().algorithm == choice.id) {
             continue;
         }
@@ -60,10 +60,11 @@ int rules(const Arguments &args)
         return rc;
     }
     const Topology topology = machine_topology(o);
+    const Plans plans;  // as a communicator keeps them beside its topology
     RuleSet set;
     set.version = 2;
     for (int op = 0; op < HIER_OP_COUNT; ++op) {  // format_rules writes them in Open MPI's order of ids
-        set.ops[op].push_back(rules_for(hier_op_t(op), topology, o));
+        set.ops[op].push_back(rules_for(hier_op_t(op), topology, plans, o));
     }
     const std::string torus = topology.torus() ? ", torus " + topology.torus()->describe() : "";
     std::printf("# hier-inspect rules %s: auto's choices on nodes %s (%d ranks, %d nodes, %d cluster%s%s), "

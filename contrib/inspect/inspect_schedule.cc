@@ -141,9 +141,10 @@ int schedule(const Arguments &args)
                     topology.describe().c_str(), why);
         return 1;
     }
+    const Plans plans;
     std::vector<Schedule> schedules;
     for (int rank = 0; rank < topology.size(); ++rank) {
-        schedules.push_back(algorithm->build(topology, rank, rooted ? root : -1));
+        schedules.push_back(algorithm->build(topology, plans, rank, rooted ? root : -1));
     }
     const SimulationReport report = simulate(topology, schedules, contract_for(op, topology.size(), root));
     print_report(topology, algorithm->name, op, rooted ? root : -1, report);

@@ -54,12 +54,11 @@ void print_picture(const Torus &torus, const TorusPartition &partition)
     }
 }
 
-// Simulates one algorithm of op from root 0; returns its steps, or -1 with
-// the simulator's complaint printed.
-long simulated_steps(const Topology &topology, hier_op_t op,
-                     std::vector<Schedule> (*schedules_of)(const Topology &, hier_op_t, int), const char *what)
+// Simulates the schedules of op from root 0; returns their steps, or -1
+// with the simulator's complaint printed.
+long simulated_steps(const Topology &topology, hier_op_t op, const std::vector<Schedule> &schedules,
+                     const char *what)
 {
-    const std::vector<Schedule> schedules = schedules_of(topology, op, 0);
     const SimulationReport report = simulate(topology, schedules, contract_for(op, topology.size(), 0));
     if (!report.error.empty() || report.max_link_load > 1) {
         std::printf("  %s FAILS: %s\n", what,
@@ -89,7 +88,8 @@ int torus(const Arguments &args)
     }
     const Topology topology = Topology::from_torus_dims(dims);
     const Torus &torus = *topology.torus();
-    const TorusPartition &partition = topology.torus_partition();
+    const Plans plans;
+    const TorusPartition &partition = plans.torus_partition(topology);
     const int links = int(torus.links().size());
     const int bound = torus_scatter_bound(torus);
 
@@ -112,10 +112,14 @@ int torus(const Arguments &args)
     if (!broken.empty()) {
         std::printf("  partition FAILS: %s\n", broken.c_str());
     }
-    const long opt = simulated_steps(topology, HIER_OP_SCATTER, opt_schedules, "opt scatter");
-    const long opt_gather = simulated_steps(topology, HIER_OP_GATHER, opt_schedules, "opt gather");
-    const long sdf = simulated_steps(topology, HIER_OP_SCATTER, sdf_schedules, "sdf scatter");
-    const long sdf_gather = simulated_steps(topology, HIER_OP_GATHER, sdf_schedules, "sdf gather");
+    const long opt = simulated_steps(topology, HIER_OP_SCATTER, opt_schedules(topology, plans, HIER_OP_SCATTER, 0),
+                                     "opt scatter");
+    const long opt_gather =
+        simulated_steps(topology, HIER_OP_GATHER, opt_schedules(topology, plans, HIER_OP_GATHER, 0), "opt gather");
+    const long sdf = simulated_steps(topology, HIER_OP_SCATTER, sdf_schedules(topology, HIER_OP_SCATTER, 0),
+                                     "sdf scatter");
+    const long sdf_gather =
+        simulated_steps(topology, HIER_OP_GATHER, sdf_schedules(topology, HIER_OP_GATHER, 0), "sdf gather");
     std::printf("  opt:         scatter %ld steps, gather %ld (simulated: every block delivered once, one message per "
                 "link and step)\n", opt, opt_gather);
     std::printf("  sdf:         scatter %ld steps, gather %ld (simulated)\n", sdf, sdf_gather);

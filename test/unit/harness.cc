@@ -19,9 +19,14 @@ namespace hier::test {
 
 std::vector<Schedule> build_all(Builder builder, const Topology &topology, int root)
 {
+    return build_all(builder, topology, Plans(), root);
+}
+
+std::vector<Schedule> build_all(Builder builder, const Topology &topology, const Plans &plans, int root)
+{
     std::vector<Schedule> schedules;
     for (int rank = 0; rank < topology.size(); ++rank) {
-        schedules.push_back(builder(topology, rank, root));
+        schedules.push_back(builder(topology, plans, rank, root));
     }
     return schedules;
 }

@@ -22,9 +22,10 @@
 
 namespace hier::test {
 
-using Builder = Schedule (*)(const Topology &, int rank, int root);
-
+// Every rank's schedule, built with plans of its own beside the topology
+// (as a communicator keeps them), or with the plans given.
 std::vector<Schedule> build_all(Builder builder, const Topology &topology, int root = -1);
+std::vector<Schedule> build_all(Builder builder, const Topology &topology, const Plans &plans, int root = -1);
 
 // Runs collective op (root for scatter and gather) with block_bytes-byte
 // blocks through the in-memory transport with the executor's window, and

@@ -15,6 +15,7 @@
 #include <vector>
 #include <unistd.h>
 
+#include "algorithms.h"
 #include "cost.h"
 #include "hypercube.h"
 #include "topology.h"
@@ -179,7 +180,8 @@ TEST(Costs, LocalityOnATorusOfNodesCostsHopsAndTheHypercubeFindsNeighbours)
     EXPECT_EQ(torus.costs()(0, 1), kSameClusterCost);
     EXPECT_EQ(torus.costs()(0, 2 * 4 + 2), kSameClusterCost * (1 + 3 * kTorusHopShare));
     EXPECT_EQ(torus.costs()(0, 3 * 4 + 3), kSameClusterCost * (1 + kTorusHopShare));
-    const HypercubePlan &plan = torus.hypercube();
+    const Plans plans;
+    const HypercubePlan &plan = plans.hypercube(torus);
     EXPECT_EQ(plan.cost, 40);
     EXPECT_EQ(plan.blind_cost, 45);
     EXPECT_NE(plan.too_even, "");

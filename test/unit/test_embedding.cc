@@ -15,6 +15,7 @@
 #include <numeric>
 #include <random>
 
+#include "algorithms.h"
 #include "embedding.h"
 #include "hypercube.h"
 #include "topology.h"
@@ -281,8 +282,8 @@ TEST(Plan, EveryEmbeddingAndSizeHasAConsistentCube)
         for (int id = 0; id < embedding_id_count(); ++id) {
             Topology topology(std::vector<int>(size_t(p), 0));
             topology.set_costs(std::make_shared<Costs>(Costs::from_matrix(random_costs(p, 5, random))));
-            topology.set_hypercube_embedding(id);
-            const HypercubePlan &plan = topology.hypercube();
+            const Plans plans(id);
+            const HypercubePlan &plan = plans.hypercube(topology);
             SCOPED_TRACE("p " + std::to_string(p) + " " + embedding_id_name(id));
             expect_consistent(plan, p);
             if (id == kEmbeddingAuto) {
@@ -295,9 +296,8 @@ TEST(Plan, EveryEmbeddingAndSizeHasAConsistentCube)
 
 TEST(Plan, BlindFoldsTheLastRanksOntoTheFirst)
 {
-    Topology topology = Topology::from_node_sizes({6});
-    topology.set_hypercube_embedding(embedding_id("blind"));
-    const HypercubePlan &plan = topology.hypercube();
+    const Plans plans(embedding_id("blind"));
+    const HypercubePlan &plan = plans.hypercube(Topology::from_node_sizes({6}));
     EXPECT_EQ(plan.dims, 2);
     EXPECT_EQ(plan.rank_at, (std::vector<int>{0, 1, 2, 3}));
     EXPECT_EQ(plan.extra_of[0], 4);
@@ -307,14 +307,15 @@ TEST(Plan, BlindFoldsTheLastRanksOntoTheFirst)
 
 TEST(Plan, AutoKeepsBlindOnEvenCostsAndSaysWhy)
 {
-    Topology even = Topology::from_node_sizes({8});
-    EXPECT_EQ(even.hypercube().embedding, embedding_id("blind"));
-    EXPECT_EQ(even.hypercube().too_even,
+    const Plans plans;
+    const HypercubePlan &even = plans.hypercube(Topology::from_node_sizes({8}));
+    EXPECT_EQ(even.embedding, embedding_id("blind"));
+    EXPECT_EQ(even.too_even,
               "costs too even: the blind embedding's calc_cost is 0% below blind's, auto wants 15%");
     // Ranks 0 and 3 share a node, 1 and 2 another: blind crosses nodes in
     // both dimensions; refine pairs node mates in dimension 0.
-    Topology crossed({0, 1, 1, 0});
-    const HypercubePlan &plan = crossed.hypercube();
+    const Plans crossed;
+    const HypercubePlan &plan = crossed.hypercube(Topology({0, 1, 1, 0}));
     EXPECT_EQ(plan.embedding, embedding_id("refine"));
     EXPECT_EQ(plan.blind_cost, 2 * kSameClusterCost);
     EXPECT_EQ(plan.cost, kSameNodeCost + kSameClusterCost);

@@ -27,7 +27,7 @@ namespace {
 
 struct Collective {
     hier_op_t op;
-    test::Builder build;
+    Builder build;
 };
 const Collective kCollectives[] = {
     {HIER_OP_BARRIER, build_hypercube_barrier},
@@ -37,8 +37,8 @@ const Collective kCollectives[] = {
 };
 
 // p ranks on random nodes of up to largest_node ranks, with random pair
-// costs in 1..20 (or locality's), embedded by `embedding`.
-Topology costed_topology(int p, int embedding, std::mt19937 &random, bool locality, int largest_node = 4)
+// costs in 1..20 (or locality's).
+Topology costed_topology(int p, std::mt19937 &random, bool locality, int largest_node = 4)
 {
     std::vector<int> node_of_rank;
     std::uniform_int_distribution<int> node_size(1, largest_node);
@@ -60,7 +60,6 @@ Topology costed_topology(int p, int embedding, std::mt19937 &random, bool locali
         }
         topology.set_costs(std::make_shared<Costs>(Costs::from_matrix(matrix)));
     }
-    topology.set_hypercube_embedding(embedding);
     return topology;
 }
 
@@ -79,11 +78,12 @@ TEST(Hypercube, EveryCollectiveEveryEmbeddingByteExactUpTo64)
     for (int p = 1; p <= 64; ++p) {
         const bool folded = (p & (p - 1)) != 0;
         for (int embedding = 0; embedding < embedding_id_count(); ++embedding) {
-            const Topology topology = costed_topology(p, embedding, random, p % 3 == 0);
+            const Topology topology = costed_topology(p, random, p % 3 == 0);
+            const Plans plans(embedding);
             for (const Collective &collective : kCollectives) {
                 SCOPED_TRACE(std::string(op_name(collective.op)) + " p " + std::to_string(p) + " " +
                              embedding_id_name(embedding));
-                const auto schedules = test::build_all(collective.build, topology);
+                const auto schedules = test::build_all(collective.build, topology, plans);
                 const SimulationReport report = test::simulate_op(collective.op, topology, schedules);
                 ASSERT_EQ(report.error, "");
                 // log2 of the cube's steps, and the two folding steps.
@@ -107,7 +107,7 @@ TEST(Hypercube, AlltoallSendsHalfItsBlocksPerStep)
 {
     std::mt19937 random(3);
     for (int p : {2, 4, 8, 16, 32, 64}) {
-        const Topology topology = costed_topology(p, kEmbeddingAuto, random, false, 1);
+        const Topology topology = costed_topology(p, random, false, 1);
         const auto schedules = test::build_all(build_hypercube_alltoall, topology);
         const SimulationReport report = test::simulate_op(HIER_OP_ALLTOALL, topology, schedules);
         ASSERT_EQ(report.error, "");
@@ -125,17 +125,17 @@ TEST(Hypercube, RanksDisagreeingOnTheEmbeddingAreCaught)
     std::mt19937 random(4);
     for (const Collective &collective : kCollectives) {
         const int p = 8;
-        const Topology one = costed_topology(p, embedding_id("blind"), random, false);
-        Topology other = one;
-        other.set_hypercube_embedding(embedding_id("eff"));
-        ASSERT_NE(one.hypercube().rank_at, other.hypercube().rank_at);
-        auto schedules = test::build_all(collective.build, one);
+        const Topology topology = costed_topology(p, random, false);
+        const Plans one(embedding_id("blind"));
+        const Plans other(embedding_id("eff"));
+        ASSERT_NE(one.hypercube(topology).rank_at, other.hypercube(topology).rank_at);
+        auto schedules = test::build_all(collective.build, topology, one);
         for (int rank = 0; rank < p; rank += 2) {
-            schedules[rank] = collective.build(other, rank, -1);
+            schedules[rank] = collective.build(topology, other, rank, -1);
         }
-        EXPECT_NE(test::simulate_op(collective.op, one, schedules).error, "") << op_name(collective.op);
+        EXPECT_NE(test::simulate_op(collective.op, topology, schedules).error, "") << op_name(collective.op);
         if (collective.op != HIER_OP_BARRIER) {
-            EXPECT_NE(test::run_bytes(collective.op, one, schedules), "") << op_name(collective.op);
+            EXPECT_NE(test::run_bytes(collective.op, topology, schedules), "") << op_name(collective.op);
         }
     }
 }
@@ -145,9 +145,10 @@ TEST(Hypercube, RanksDisagreeingOnTheEmbeddingAreCaught)
 TEST(Hypercube, AnEarlyExitAndAMissingPlacementAreCaught)
 {
     std::mt19937 random(5);
-    const Topology topology = costed_topology(6, kEmbeddingAuto, random, false);
-    const HypercubePlan &plan = topology.hypercube();
-    auto barrier = test::build_all(build_hypercube_barrier, topology);
+    const Topology topology = costed_topology(6, random, false);
+    const Plans plans;
+    const HypercubePlan &plan = plans.hypercube(topology);
+    auto barrier = test::build_all(build_hypercube_barrier, topology, plans);
     int extra = 0;
     while (plan.host_of[extra] < 0) {
         ++extra;
@@ -158,8 +159,8 @@ TEST(Hypercube, AnEarlyExitAndAMissingPlacementAreCaught)
     const std::string error = test::simulate_op(HIER_OP_BARRIER, topology, barrier).error;
     EXPECT_NE(error, "");  // the host's release is never received, or the rank leaves early
 
-    Topology crossed({0, 1, 1, 0, 2, 3, 3, 2});  // not in rank order: gathered in TMP
-    ASSERT_NE(crossed.hypercube().rank_at, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    const Topology crossed({0, 1, 1, 0, 2, 3, 3, 2});  // not in rank order: gathered in TMP
+    ASSERT_NE(Plans().hypercube(crossed).rank_at, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
     auto allgather = test::build_all(build_hypercube_allgather, crossed);
     ScheduleBuilder unplaced(0, 8);
     const Schedule &whole = allgather[0];
@@ -192,9 +193,10 @@ const Algorithm *hypercube_row(hier_op_t op)
     return nullptr;
 }
 
-Choice choose(hier_op_t op, int requested, const Topology &topology, size_t block_bytes)
+// A reason auto gives may be the plans' text: they must outlive the choice.
+Choice choose(hier_op_t op, int requested, const Topology &topology, const Plans &plans, size_t block_bytes)
 {
-    return requested == HIER_ALG_AUTO ? choose_auto(op, topology, block_bytes, 1, LinkCostSpec(), nullptr)
+    return requested == HIER_ALG_AUTO ? choose_auto(op, topology, plans, block_bytes, 1, LinkCostSpec(), nullptr)
                                       : choose_requested(op, requested, topology);
 }
 
@@ -202,29 +204,32 @@ TEST(Hypercube, AutoPicksItWhereTheEmbeddingPaysAndMessagesAreSmall)
 {
     const Topology crossed({0, 1, 1, 0, 2, 3, 3, 2});
     const Topology even = Topology::from_node_sizes({8});
+    const Plans crossed_plans, even_plans;
     for (hier_op_t op : {HIER_OP_BARRIER, HIER_OP_ALLREDUCE, HIER_OP_ALLGATHER, HIER_OP_ALLTOALL}) {
         ASSERT_NE(hypercube_row(op), nullptr) << op_name(op);
         if (op == HIER_OP_ALLTOALL) {
             EXPECT_EQ(hypercube_row(op)->auto_declines, nullptr);  // the time model's to pick, no rule
             continue;
         }
-        const Choice chosen = choose(op, HIER_ALG_AUTO, crossed, 8);
+        const Choice chosen = choose(op, HIER_ALG_AUTO, crossed, crossed_plans, 8);
         ASSERT_EQ(chosen.algorithm, hypercube_row(op)) << op_name(op) << ": " << (chosen.reason ? chosen.reason : "");
-        const Choice declined = choose(op, HIER_ALG_AUTO, even, 8);
+        const Choice declined = choose(op, HIER_ALG_AUTO, even, even_plans, 8);
         EXPECT_EQ(declined.algorithm, nullptr);
         EXPECT_STREQ(declined.reason,
                      "costs too even: the blind embedding's calc_cost is 0% below blind's, auto wants 15%");
         // By name it runs anyway.
-        EXPECT_EQ(choose(op, chosen.id, even, 8).algorithm, hypercube_row(op));
+        EXPECT_EQ(choose(op, chosen.id, even, even_plans, 8).algorithm, hypercube_row(op));
     }
     // The rules' limits (auto applies them at the middle of each size class).
     const Algorithm *allreduce = hypercube_row(HIER_OP_ALLREDUCE);
-    EXPECT_EQ(allreduce->auto_declines(crossed, 16383), nullptr);
-    EXPECT_STREQ(allreduce->auto_declines(crossed, 16384), "vector of 16 KiB or more: Open MPI's own allreduce moves less");
+    EXPECT_EQ(allreduce->auto_declines(crossed, crossed_plans, 16383), nullptr);
+    EXPECT_STREQ(allreduce->auto_declines(crossed, crossed_plans, 16384),
+                 "vector of 16 KiB or more: Open MPI's own allreduce moves less");
     const Algorithm *allgather = hypercube_row(HIER_OP_ALLGATHER);
-    EXPECT_EQ(allgather->auto_declines(crossed, size_t(1) << 20), nullptr);  // no limit
-    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 12000).algorithm, allreduce);  // class [8 KiB, 16 KiB)
-    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, 17000).algorithm, nullptr);
+    EXPECT_EQ(allgather->auto_declines(crossed, crossed_plans, size_t(1) << 20), nullptr);  // no limit
+    // The class [8 KiB, 16 KiB).
+    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, crossed_plans, 12000).algorithm, allreduce);
+    EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, crossed_plans, 17000).algorithm, nullptr);
 }
 
 hier_comm_t *create(int size, int rank, const int *node_of_rank, const char *cost, const char *embedding,
@@ -304,15 +309,13 @@ TEST(Hypercube, AutoTakesBlindBeyondItsSearchLimit)
     for (int rank = 0; rank < kAutoEmbeddingMaxRanks + 16; ++rank) {
         node_of_rank.push_back(rank / 16);
     }
-    Topology topology(node_of_rank);
-    topology.set_hypercube_embedding(kEmbeddingAuto);
-    EXPECT_STREQ(embedding_id_name(topology.hypercube().embedding), "blind");
-    EXPECT_FALSE(topology.hypercube().too_even.empty());
+    const HypercubePlan beyond = Plans(kEmbeddingAuto).hypercube(Topology(node_of_rank));
+    EXPECT_STREQ(embedding_id_name(beyond.embedding), "blind");
+    EXPECT_FALSE(beyond.too_even.empty());
     // Within it, auto searches: the placement of the test above, where it
     // finds better than rank order.
-    Topology searched({0, 1, 1, 0, 2, 3, 3, 2});
-    searched.set_hypercube_embedding(kEmbeddingAuto);
-    EXPECT_STREQ(embedding_id_name(searched.hypercube().embedding), "refine");
+    const Topology searched({0, 1, 1, 0, 2, 3, 3, 2});
+    EXPECT_STREQ(embedding_id_name(Plans(kEmbeddingAuto).hypercube(searched).embedding), "refine");
 }
 
 } // namespace

@@ -41,7 +41,7 @@ Topology one_process_nodes(int p)
     return Topology::from_node_sizes(std::vector<int>(size_t(p), 1));
 }
 
-double predict(test::Builder build, const Topology &topology, size_t m, const LinkCosts &costs, int window = 1)
+double predict(Builder build, const Topology &topology, size_t m, const LinkCosts &costs, int window = 1)
 {
     const Prediction prediction = predict_time(topology, test::build_all(build, topology), m, window, costs);
     EXPECT_EQ(prediction.error, "");
@@ -420,7 +420,7 @@ const char *pick(const Topology &topology, size_t block_bytes, int window, const
     LinkCostSpec spec;
     std::string error;
     EXPECT_TRUE(parse_link_costs(costs, &spec, &error)) << error;
-    const Comparison comparison = compare_alltoall(topology, block_bytes, window, spec);
+    const Comparison comparison = compare_alltoall(topology, Plans(), block_bytes, window, spec);
     return comparison.choice.algorithm ? comparison.choice.algorithm->name : "fallback";
 }
 
@@ -478,7 +478,7 @@ TEST(Auto, ModelTracksTheMeasuredLatencyBoundCases)
     ASSERT_TRUE(parse_link_costs(kTwoClustersCosts, &spec, &error));
     const Topology clusters = two_clusters(3, 6);
     auto ratio = [&](const char *name, int window) {
-        const Comparison comparison = compare_alltoall(clusters, 1024, window, spec);
+        const Comparison comparison = compare_alltoall(clusters, Plans(), 1024, window, spec);
         for (const Contender &row : comparison.rows) {
             if (std::string(row.name) == name) {
                 return row.worst_ratio;
@@ -507,7 +507,7 @@ TEST(Auto, ProbedCostPerMessageDecidesSmallBlocksOnUnevenSmp)
     const double per_message[kBackboneLink] = {45e-6, 60e-6};
     apply_message_probe(&spec, per_message);
     auto picks = [&](size_t bytes) {
-        const Choice choice = compare_alltoall(uneven, bytes, 1, spec).choice;
+        const Choice choice = compare_alltoall(uneven, Plans(), bytes, 1, spec).choice;
         return std::string(choice.algorithm ? choice.algorithm->name : "fallback");
     };
     EXPECT_EQ(picks(8), "hypercube");
@@ -515,7 +515,7 @@ TEST(Auto, ProbedCostPerMessageDecidesSmallBlocksOnUnevenSmp)
     EXPECT_EQ(picks(4096), "fallback");
     EXPECT_EQ(picks(65536), "fallback");
     EXPECT_STREQ(pick(uneven, 8, 1, ""), "fallback");
-    const std::string line = describe(compare_alltoall(uneven, 8, 1, spec));
+    const std::string line = describe(compare_alltoall(uneven, Plans(), 8, 1, spec));
     EXPECT_NE(line.find("probed per message within a node 45us, probed per message between nodes 60us"),
               std::string::npos)
         << line;
@@ -539,21 +539,23 @@ TEST(Auto, OneNodeTooManyRanksAndOtherCollectivesFallBack)
 {
     EXPECT_STREQ(pick(Topology::from_node_sizes({8}), 64, 1, ""), "fallback");
     EXPECT_STREQ(pick(Topology::from_node_sizes({8}), 64, 1, kUnevenSmpCosts), "fallback");
-    const Comparison large = compare_alltoall(Topology::from_node_sizes(std::vector<int>(129, 1)), 64, 1, LinkCostSpec());
+    const Comparison large =
+        compare_alltoall(Topology::from_node_sizes(std::vector<int>(129, 1)), Plans(), 64, 1, LinkCostSpec());
     // Above kMaxModelledRanks the scale model decides (test_scale_model.cc).
     EXPECT_EQ(large.choice.algorithm, nullptr);
     EXPECT_TRUE(large.scale_model);
     EXPECT_EQ(large.why_not, nullptr);
     std::string line;
-    EXPECT_EQ(choose_auto(HIER_OP_BARRIER, Topology::from_node_sizes({2, 2}), 0, 1, LinkCostSpec(), &line).algorithm,
-              nullptr);
+    EXPECT_EQ(
+        choose_auto(HIER_OP_BARRIER, Topology::from_node_sizes({2, 2}), Plans(), 0, 1, LinkCostSpec(), &line).algorithm,
+        nullptr);
     EXPECT_NE(line.find("no time model"), std::string::npos);
 }
 
 TEST(Auto, EveryRowIsWeighedAndTheLineNamesThemAll)
 {
     LinkCostSpec spec;
-    const Comparison comparison = compare_alltoall(Topology::from_node_sizes({4, 3, 2, 1}), 1024, 1, spec);
+    const Comparison comparison = compare_alltoall(Topology::from_node_sizes({4, 3, 2, 1}), Plans(), 1024, 1, spec);
     EXPECT_EQ(comparison.machines.size(), 2u);
     std::string line = describe(comparison);
     EXPECT_NE(line.find("open-mpi(linear_sync)"), std::string::npos) << line;
@@ -586,7 +588,7 @@ TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
     // backbone lg_overlap ties with Open MPI's linear (both wait for the
     // backbone), on those with a fast one it is 1.5 times slower. Neither
     // wins everywhere: the closest rows are measured, lg_overlap first.
-    const Comparison large = compare_alltoall(two_clusters(3, 6), 65536, 1, LinkCostSpec());
+    const Comparison large = compare_alltoall(two_clusters(3, 6), Plans(), 65536, 1, LinkCostSpec());
     EXPECT_EQ(large.choice.algorithm, nullptr);
     ASSERT_EQ(large.measure.size(), kTrialRows) << names_of(algorithms_of(large.measure));
     EXPECT_STREQ(large.measure[0].algorithm->name, "lg_overlap");
@@ -595,14 +597,14 @@ TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
               std::string::npos)
         << describe(large);
     // A row predicted 20 % faster everywhere is picked, nothing measured.
-    const Comparison bruck = compare_alltoall(two_clusters(16, 16), 96, 1, LinkCostSpec());
+    const Comparison bruck = compare_alltoall(two_clusters(16, 16), Plans(), 96, 1, LinkCostSpec());
     ASSERT_NE(bruck.choice.algorithm, nullptr);
     EXPECT_TRUE(bruck.measure.empty()) << names_of(algorithms_of(bruck.measure));
     // Every row far slower on every machine: nothing to measure. uneven-smp
     // at 64 KiB with its NICs' 200 Mbit/s given, a window of 1: factor and
     // the others run strict single-port steps, 1.3 to 5 times Open MPI's
     // linear_sync.
-    const Comparison strict = compare_alltoall(Topology::from_node_sizes({4, 3, 2, 1}), 65536, 1,
+    const Comparison strict = compare_alltoall(Topology::from_node_sizes({4, 3, 2, 1}), Plans(), 65536, 1,
                                                [] {
                                                    LinkCostSpec spec;
                                                    std::string error;
@@ -619,7 +621,7 @@ TEST(Auto, MeasuresTheRowsTheModelCannotTellFromOpenMpis)
         }
     }
     // One node: no model, nothing measured.
-    EXPECT_TRUE(compare_alltoall(Topology::from_node_sizes({8}), 64, 1, LinkCostSpec()).measure.empty());
+    EXPECT_TRUE(compare_alltoall(Topology::from_node_sizes({8}), Plans(), 64, 1, LinkCostSpec()).measure.empty());
 }
 
 // Sets a trial's times from call `from` on: each call takes the next time

@@ -137,8 +137,8 @@ TEST(NodeLg, IsLgAtOnceWithTheNodesAsClusters)
         }
         const Topology topology(node_of_rank, cluster_of_node);
         for (int rank = 0; rank < topology.size(); ++rank) {
-            const Schedule ours = build_node_lg_alltoall(Topology(node_of_rank), rank, -1);
-            const Schedule theirs = build_lg_at_once_alltoall(topology, rank, -1);
+            const Schedule ours = build_node_lg_alltoall(Topology(node_of_rank), Plans(), rank, -1);
+            const Schedule theirs = build_lg_at_once_alltoall(topology, Plans(), rank, -1);
             ASSERT_EQ(ours.rounds().size(), theirs.rounds().size());
             EXPECT_EQ(ours.tmp_blocks(), theirs.tmp_blocks());
             for (size_t r = 0; r < ours.rounds().size(); ++r) {
@@ -177,8 +177,8 @@ TEST(NodeLg, AutoWeighsItAndDecidesTheSameEveryTime)
     for (const Topology &topology : topologies) {
         for (size_t block : {size_t(1), size_t(96), size_t(12288)}) {
             SCOPED_TRACE(topology.describe() + ", " + std::to_string(block) + " B");
-            const Comparison first = compare_alltoall(topology, block, 1, unknown);
-            const Comparison again = compare_alltoall(topology, block, 1, unknown);
+            const Comparison first = compare_alltoall(topology, Plans(), block, 1, unknown);
+            const Comparison again = compare_alltoall(topology, Plans(), block, 1, unknown);
             ASSERT_EQ(first.why_not, nullptr);
             EXPECT_EQ(first.scale_model, topology.size() > kMaxModelledRanks);
             EXPECT_EQ(first.choice.id, again.choice.id);

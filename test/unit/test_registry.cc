@@ -99,14 +99,16 @@ TEST(Registry, EveryRowKeepsItsId)
 TEST(Registry, AutoForAlltoallvTakesLgAtOnceAcrossClustersOnly)
 {
     const LinkCostSpec unknown;
-    const Choice two = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 1}), 0, 1, unknown, nullptr);
+    const Choice two = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 1}), Plans(), 0, 1, unknown, nullptr);
     ASSERT_NE(two.algorithm, nullptr);
     EXPECT_STREQ(two.algorithm->name, "lg_at_once");
-    const Choice three = choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 2}), 0, 1, unknown, nullptr);
+    const Choice three =
+        choose_auto(HIER_OP_ALLTOALLV, Topology({0, 1, 2}, {0, 1, 2}), Plans(), 0, 1, unknown, nullptr);
     ASSERT_NE(three.algorithm, nullptr);
     EXPECT_STREQ(three.algorithm->name, "lg_at_once");
-    EXPECT_EQ(choose_auto(HIER_OP_ALLTOALLV, Topology::from_node_sizes({4, 3, 2, 1}), 0, 1, unknown, nullptr).algorithm,
-              nullptr);
+    const Choice smp = choose_auto(HIER_OP_ALLTOALLV, Topology::from_node_sizes({4, 3, 2, 1}), Plans(), 0, 1, unknown,
+                                   nullptr);
+    EXPECT_EQ(smp.algorithm, nullptr);
 }
 
 TEST(Registry, NamedAlgorithmRunsEvenOnOneNode)

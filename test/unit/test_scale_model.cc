@@ -130,15 +130,15 @@ TEST(ScaleModel, DecisionsAreTheSameOnEveryCall)
                 continue;
             }
             const LinkCostSpec &spec = c.topology.cluster_count() > 1 ? slow_backbone : unknown;
-            const Comparison first = compare_alltoall(c.topology, block, 1, spec);
+            const Comparison first = compare_alltoall(c.topology, Plans(), block, 1, spec);
             for (int again = 0; again < 2; ++again) {
-                const Comparison next = compare_alltoall(c.topology, block, 1, spec);
+                const Comparison next = compare_alltoall(c.topology, Plans(), block, 1, spec);
                 EXPECT_EQ(next.choice.id, first.choice.id) << c.name << " at " << block;
                 EXPECT_EQ(describe(next), describe(first)) << c.name << " at " << block;
             }
             // A copy of the topology (another rank's) decides alike.
             const Topology copy = c.topology;
-            EXPECT_EQ(describe(compare_alltoall(copy, block, 1, spec)), describe(first)) << c.name;
+            EXPECT_EQ(describe(compare_alltoall(copy, Plans(), block, 1, spec)), describe(first)) << c.name;
             EXPECT_EQ(first.scale_model, c.topology.size() > kMaxModelledRanks) << c.name;
         }
     }
@@ -163,7 +163,7 @@ TEST(ScaleModel, NoRowThatDoesNotApplyIsOffered)
         if (c.topology.size() <= kMaxModelledRanks) {
             continue;
         }
-        const Comparison comparison = compare_alltoall(c.topology, 96, 1, LinkCostSpec());
+        const Comparison comparison = compare_alltoall(c.topology, Plans(), 96, 1, LinkCostSpec());
         for (const Contender &row : comparison.rows) {
             EXPECT_EQ(row.algorithm->unfit(c.topology), nullptr) << c.name << ": " << row.name;
             if (!scale_models(row.algorithm)) {
@@ -206,7 +206,7 @@ TEST(ScaleModel, TheProbesStayOffAboveTheSimulatorsLimit)
 TEST(ScaleModel, OneNodeFallsBackWithItsReason)
 {
     for (int p : {129, 1024, 16384}) {
-        const Comparison comparison = compare_alltoall(layout({p}), 64, 1, LinkCostSpec());
+        const Comparison comparison = compare_alltoall(layout({p}), Plans(), 64, 1, LinkCostSpec());
         EXPECT_EQ(comparison.choice.algorithm, nullptr);
         ASSERT_NE(comparison.why_not, nullptr);
         EXPECT_STREQ(comparison.why_not, "all ranks on one node");
@@ -223,11 +223,12 @@ TEST(ScaleModel, TwoClustersBehindASlowBackbonePickLgForSmallBlocks)
     for (int p : {1024, 4096, 16384}) {
         for (size_t block : {size_t(1), size_t(8), size_t(96)}) {
             const int nodes = p / 16;
-            const Comparison even = compare_alltoall(layout(repeat(nodes, 16), {nodes / 2, nodes / 2}), block, 1, spec);
+            const Comparison even =
+                compare_alltoall(layout(repeat(nodes, 16), {nodes / 2, nodes / 2}), Plans(), block, 1, spec);
             EXPECT_TRUE(aggregates(picked(even))) << p << " at " << block << ": " << describe(even);
             EXPECT_TRUE(even.scale_model);
             const Comparison lopsided =
-                compare_alltoall(layout(repeat(nodes, 16), {nodes / 4, nodes - nodes / 4}), block, 1, spec);
+                compare_alltoall(layout(repeat(nodes, 16), {nodes / 4, nodes - nodes / 4}), Plans(), block, 1, spec);
             EXPECT_TRUE(aggregates(picked(lopsided))) << p << " at " << block << ": " << describe(lopsided);
         }
     }
@@ -235,13 +236,14 @@ TEST(ScaleModel, TwoClustersBehindASlowBackbonePickLgForSmallBlocks)
 
 TEST(ScaleModel, TheLineSaysScaleModel)
 {
-    const Comparison comparison = compare_alltoall(layout(repeat(64, 16)), 96, 1, LinkCostSpec());
+    const Comparison comparison = compare_alltoall(layout(repeat(64, 16)), Plans(), 96, 1, LinkCostSpec());
     const std::string line = describe(comparison);
     EXPECT_EQ(line.rfind("scale model at 96 B/block", 0), 0u) << line;
     EXPECT_NE(line.find("edgecolor not modelled"), std::string::npos) << line;
     EXPECT_NE(line.find("hypercube not modelled"), std::string::npos) << line;
     std::string chosen;
-    const Choice choice = choose_auto(HIER_OP_ALLTOALL, layout(repeat(64, 16)), 96, 1, LinkCostSpec(), &chosen);
+    const Choice choice =
+        choose_auto(HIER_OP_ALLTOALL, layout(repeat(64, 16)), Plans(), 96, 1, LinkCostSpec(), &chosen);
     EXPECT_EQ(chosen, line);
     EXPECT_EQ(choice.id, comparison.choice.id);
 }
@@ -266,7 +268,7 @@ TEST(ScaleModel, DecisionTime)
             const auto start = std::chrono::steady_clock::now();
             int id = 0;
             for (int i = 0; i < calls; ++i) {
-                id += compare_alltoall(shape.topology, size_t(1) << (i % 17), 1, unknown).choice.id;
+                id += compare_alltoall(shape.topology, Plans(), size_t(1) << (i % 17), 1, unknown).choice.id;
             }
             const double ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / calls;
@@ -285,7 +287,7 @@ TEST(ScaleModel, WhereItPicksHier)
     auto row = [&](const char *what, const Topology &topology, const LinkCostSpec &spec) {
         std::printf("[ where    ] %-34s", what);
         for (size_t block : blocks) {
-            const Comparison c = compare_alltoall(topology, block, 1, spec);
+            const Comparison c = compare_alltoall(topology, Plans(), block, 1, spec);
             double best = std::numeric_limits<double>::infinity();
             for (const Contender &r : c.rows) {
                 best = r.modelled() ? std::min(best, r.worst_ratio) : best;
@@ -332,7 +334,7 @@ struct Agreement {
 void compare_models(const std::string &name, const Topology &topology, size_t block, const LinkCostSpec &spec,
                     Agreement &all)
 {
-    const Comparison simulated = compare_alltoall(topology, block, 1, spec);
+    const Comparison simulated = compare_alltoall(topology, Plans(), block, 1, spec);
     const Comparison scaled = compare_alltoall_at_scale(topology, block, 1, spec);
     ASSERT_FALSE(simulated.scale_model);
     ASSERT_EQ(simulated.machines.size(), scaled.machines.size());

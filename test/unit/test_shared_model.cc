@@ -101,7 +101,7 @@ std::vector<Comparison> decide_shared(const Topology &topology, size_t block_byt
             ++first_calls[size_t(rank)];
             return true;
         };
-        compare_alltoall(topology, block_bytes, window, costs, share);
+        compare_alltoall(topology, Plans(), block_bytes, window, costs, share);
     }
     std::vector<double> combined;
     for (const std::vector<double> &vector : sent) {
@@ -129,7 +129,7 @@ std::vector<Comparison> decide_shared(const Topology &topology, size_t block_byt
             std::copy(combined.begin(), combined.end(), values);
             return true;
         };
-        comparisons.push_back(compare_alltoall(topology, block_bytes, window, costs, share));
+        comparisons.push_back(compare_alltoall(topology, Plans(), block_bytes, window, costs, share));
     }
     EXPECT_EQ(first_calls, *calls);
     return comparisons;
@@ -171,7 +171,7 @@ size_t units_of(const Comparison &comparison)
 void expect_shared_as_alone(const Case &c, size_t block_bytes, int window, const LinkCostSpec &costs,
                             const std::string &costs_name, std::vector<int> ks)
 {
-    const Comparison alone = compare_alltoall(c.topology, block_bytes, window, costs);
+    const Comparison alone = compare_alltoall(c.topology, Plans(), block_bytes, window, costs);
     const bool modelled = !alone.scale_model && alone.why_not == nullptr;
     ks.push_back(c.topology.size());
     ks.push_back(int(units_of(alone)) + 3);  // more ranks than units: some compute nothing
@@ -255,26 +255,27 @@ TEST(SharedModel, AgreeIsCalledOnlyForASimulatedAlltoall)
     const Topology two = Topology::from_node_sizes({2, 2});
     std::string line;
     for (hier_op_t op : {HIER_OP_BARRIER, HIER_OP_ALLTOALLV, HIER_OP_ALLGATHER, HIER_OP_ALLREDUCE}) {
-        choose_auto(op, two, 64, 1, LinkCostSpec(), &line, nullptr, share);
+        choose_auto(op, two, Plans(), 64, 1, LinkCostSpec(), &line, nullptr, share);
         EXPECT_FALSE(model_shared(op, two, share)) << op_name(op);
     }
     EXPECT_EQ(calls, 0);
     const Topology wide = Topology::from_node_sizes(std::vector<int>(kMaxModelledRanks + 1, 1));
     EXPECT_FALSE(model_shared(HIER_OP_ALLTOALL, wide, share));
-    const Choice scaled = choose_auto(HIER_OP_ALLTOALL, wide, 64, 1, LinkCostSpec(), &line, nullptr, share);
+    const Choice scaled = choose_auto(HIER_OP_ALLTOALL, wide, Plans(), 64, 1, LinkCostSpec(), &line, nullptr, share);
     EXPECT_EQ(calls, 0);
-    EXPECT_EQ(scaled.id, compare_alltoall(wide, 64, 1, LinkCostSpec()).choice.id);
+    EXPECT_EQ(scaled.id, compare_alltoall(wide, Plans(), 64, 1, LinkCostSpec()).choice.id);
     EXPECT_FALSE(model_shared(HIER_OP_ALLTOALL, Topology::from_node_sizes({8}), share));
-    choose_auto(HIER_OP_ALLTOALL, Topology::from_node_sizes({8}), 64, 1, LinkCostSpec(), &line, nullptr, share);
+    choose_auto(HIER_OP_ALLTOALL, Topology::from_node_sizes({8}), Plans(), 64, 1, LinkCostSpec(), &line, nullptr,
+                share);
     EXPECT_EQ(calls, 0);
     // Not shared: one rank, or no callback.
     EXPECT_FALSE(model_shared(HIER_OP_ALLTOALL, two, ModelShare{0, 1, share.agree}));
     EXPECT_FALSE(model_shared(HIER_OP_ALLTOALL, two, ModelShare{0, 4, nullptr}));
-    choose_auto(HIER_OP_ALLTOALL, two, 64, 1, LinkCostSpec(), &line, nullptr, ModelShare{0, 1, share.agree});
+    choose_auto(HIER_OP_ALLTOALL, two, Plans(), 64, 1, LinkCostSpec(), &line, nullptr, ModelShare{0, 1, share.agree});
     EXPECT_EQ(calls, 0);
     // Shared: once per decision, through choose_auto as through compare_alltoall.
     EXPECT_TRUE(model_shared(HIER_OP_ALLTOALL, two, share));
-    choose_auto(HIER_OP_ALLTOALL, two, 64, 1, LinkCostSpec(), &line, nullptr, share);
+    choose_auto(HIER_OP_ALLTOALL, two, Plans(), 64, 1, LinkCostSpec(), &line, nullptr, share);
     EXPECT_EQ(calls, 1);
 }
 
@@ -284,7 +285,8 @@ TEST(SharedModel, ChooseAutoSharedGivesTheUnsharedChoiceLineAndRows)
     const Topology topology = clusters_of(std::vector<int>(9, 2), {3, 6});
     std::string alone_line;
     std::vector<TrialRow> alone_rows;
-    const Choice alone = choose_auto(HIER_OP_ALLTOALL, topology, 98304, 1, LinkCostSpec(), &alone_line, &alone_rows);
+    const Choice alone =
+        choose_auto(HIER_OP_ALLTOALL, topology, Plans(), 98304, 1, LinkCostSpec(), &alone_line, &alone_rows);
     std::vector<int> calls;
     const std::vector<Comparison> shared = decide_shared(topology, 98304, 1, LinkCostSpec(), 18, &calls);
     ASSERT_EQ(shared.size(), 18u);
@@ -300,7 +302,7 @@ TEST(SharedModel, AFailedAgreeFallsBackOnEveryRank)
     std::vector<int> calls;
     // 16 + 16 nodes at 96 B: alone, lg_overlap is picked (test_model.cc).
     const Topology picked = clusters_of(std::vector<int>(32, 1), {16, 16});
-    ASSERT_NE(compare_alltoall(picked, 96, 1, LinkCostSpec()).choice.algorithm, nullptr);
+    ASSERT_NE(compare_alltoall(picked, Plans(), 96, 1, LinkCostSpec()).choice.algorithm, nullptr);
     for (const Topology *t : {&topology, &picked}) {
         const std::vector<Comparison> failed = decide_shared(*t, 96, 1, LinkCostSpec(), 5, &calls, true);
         for (const Comparison &comparison : failed) {
@@ -325,7 +327,7 @@ TEST(SharedModel, AUnitNoRankComputedFallsBackOnEveryRank)
                               first.assign(values, values + length);
                               return true;
                           }};
-    compare_alltoall(topology, 1536, 1, LinkCostSpec(), keep);
+    compare_alltoall(topology, Plans(), 1536, 1, LinkCostSpec(), keep);
     ASSERT_FALSE(first.empty());
     const ModelShare combine{0, 2, [&](double *values, size_t length) {
                                  for (size_t i = 0; i < length; ++i) {
@@ -333,7 +335,7 @@ TEST(SharedModel, AUnitNoRankComputedFallsBackOnEveryRank)
                                  }
                                  return true;
                              }};
-    const Comparison comparison = compare_alltoall(topology, 1536, 1, LinkCostSpec(), combine);
+    const Comparison comparison = compare_alltoall(topology, Plans(), 1536, 1, LinkCostSpec(), combine);
     EXPECT_EQ(comparison.choice.algorithm, nullptr);
     EXPECT_NE(describe(comparison).find("could not combine"), std::string::npos) << describe(comparison);
 }

@@ -23,7 +23,7 @@ namespace {
 
 struct Family {
     const char *name;
-    test::Builder build;
+    Builder build;
     bool (*applies)(int p);
     // Rounds in which messages move, for p ranks.
     size_t (*message_rounds)(int p);

@@ -19,13 +19,6 @@
 namespace hier {
 namespace {
 
-using test::Builder;
-
-std::vector<Schedule> build_all(Builder builder, const Topology &topology, int root)
-{
-    return test::build_all(builder, topology, root);
-}
-
 // OPT on any partition, for every rank, from root.
 std::vector<Schedule> opt_on(const Torus &torus, const TorusPartition &partition, int root)
 {
@@ -64,13 +57,13 @@ size_t simulate_all_port(hier_op_t op, const Topology &topology, const std::vect
 void check_opt_steps(const std::vector<int> &dims, int root)
 {
     const Topology topology = Topology::from_torus_dims(dims);
+    const Plans plans;
     SCOPED_TRACE(topology.torus()->describe() + " root " + std::to_string(root));
-    const int largest = topology.torus_partition().largest();
+    const int largest = plans.torus_partition(topology).largest();
     EXPECT_EQ(largest, torus_scatter_bound(*topology.torus()));
-    EXPECT_EQ(simulate_all_port(HIER_OP_SCATTER, topology, opt_schedules(topology, HIER_OP_SCATTER, root), root),
-              size_t(largest));
-    EXPECT_EQ(simulate_all_port(HIER_OP_GATHER, topology, opt_schedules(topology, HIER_OP_GATHER, root), root),
-              size_t(largest));
+    for (hier_op_t op : {HIER_OP_SCATTER, HIER_OP_GATHER}) {
+        EXPECT_EQ(simulate_all_port(op, topology, opt_schedules(topology, plans, op, root), root), size_t(largest));
+    }
 }
 
 TEST(TorusOpt, StepsAreTheLargestRegionOnEveryTwoDimensionalTorusUpTo16x16)
@@ -102,10 +95,9 @@ TEST(TorusOpt, PaperReferenceValues)
     check_opt_steps({7, 5}, 0);
     check_opt_steps({8, 8}, 0);
     check_opt_steps({4, 8, 8}, 0);
-    const Topology seven_by_five = Topology::from_torus_dims({7, 5});
-    EXPECT_EQ(opt_scatter_steps(seven_by_five.torus_partition()), 9u);
-    EXPECT_EQ(opt_scatter_steps(Topology::from_torus_dims({8, 8}).torus_partition()), 16u);
-    EXPECT_EQ(opt_scatter_steps(Topology::from_torus_dims({4, 8, 8}).torus_partition()), 43u);
+    EXPECT_EQ(opt_scatter_steps(Plans().torus_partition(Topology::from_torus_dims({7, 5}))), 9u);
+    EXPECT_EQ(opt_scatter_steps(Plans().torus_partition(Topology::from_torus_dims({8, 8}))), 16u);
+    EXPECT_EQ(opt_scatter_steps(Plans().torus_partition(Topology::from_torus_dims({4, 8, 8}))), 43u);
 }
 
 // The steps follow the partition, whatever it is: the paper's naive split of
@@ -133,7 +125,7 @@ TEST(TorusOpt, StepsFollowAnyValidPartition)
 TEST(TorusOpt, BrokenTreeIsCaught)
 {
     const Topology topology = Topology::from_torus_dims({5, 5});
-    TorusPartition broken = topology.torus_partition();
+    TorusPartition broken = Plans().torus_partition(topology);
     broken.parent[2 * 5 + 2] = broken.parent[broken.parent[2 * 5 + 2]];
     const auto schedules = opt_on(*topology.torus(), broken, 0);
     const SimulationReport report = test::simulate_op(HIER_OP_SCATTER, topology, schedules, 0);
@@ -200,17 +192,18 @@ TEST(TorusSchedules, AllRanksAtOnceEqualOneRankAtATime)
 {
     for (const std::vector<int> &dims : {std::vector<int>{7, 5}, {2, 3, 2}, {4, 4}, {1, 6}}) {
         const Topology topology = Topology::from_torus_dims(dims);
+        const Plans plans;
         for (int root : {0, topology.size() - 2}) {
             SCOPED_TRACE(topology.torus()->describe() + " root " + std::to_string(root));
-            const auto opt_scatter = opt_schedules(topology, HIER_OP_SCATTER, root);
-            const auto opt_gather = opt_schedules(topology, HIER_OP_GATHER, root);
+            const auto opt_scatter = opt_schedules(topology, plans, HIER_OP_SCATTER, root);
+            const auto opt_gather = opt_schedules(topology, plans, HIER_OP_GATHER, root);
             const auto sdf_scatter = sdf_schedules(topology, HIER_OP_SCATTER, root);
             const auto sdf_gather = sdf_schedules(topology, HIER_OP_GATHER, root);
             for (int rank = 0; rank < topology.size(); ++rank) {
-                EXPECT_TRUE(same_schedule(opt_scatter[rank], build_opt_scatter(topology, rank, root))) << rank;
-                EXPECT_TRUE(same_schedule(opt_gather[rank], build_opt_gather(topology, rank, root))) << rank;
-                EXPECT_TRUE(same_schedule(sdf_scatter[rank], build_sdf_scatter(topology, rank, root))) << rank;
-                EXPECT_TRUE(same_schedule(sdf_gather[rank], build_sdf_gather(topology, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(opt_scatter[rank], build_opt_scatter(topology, plans, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(opt_gather[rank], build_opt_gather(topology, plans, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(sdf_scatter[rank], build_sdf_scatter(topology, plans, rank, root))) << rank;
+                EXPECT_TRUE(same_schedule(sdf_gather[rank], build_sdf_gather(topology, plans, rank, root))) << rank;
             }
             EXPECT_FALSE(same_schedule(opt_scatter[1], sdf_scatter[1]) && same_schedule(opt_scatter[2], sdf_scatter[2]));
         }
@@ -237,6 +230,7 @@ TEST(TorusSdf, StepCountsAgainstOpt)
 void check_bytes(const std::vector<int> &dims, bool all_windows)
 {
     const Topology topology = Topology::from_torus_dims(dims);
+    const Plans plans;
     const struct {
         hier_op_t op;
         Builder builder;
@@ -250,7 +244,7 @@ void check_bytes(const std::vector<int> &dims, bool all_windows)
     for (int root = 0; root < topology.size(); ++root) {
         for (const auto &c : cases) {
             SCOPED_TRACE(topology.torus()->describe() + " " + c.name + " root " + std::to_string(root));
-            const auto schedules = build_all(c.builder, topology, root);
+            const auto schedules = test::build_all(c.builder, topology, plans, root);
             for (int window : test::kWindows) {
                 EXPECT_EQ(test::run_bytes(c.op, topology, schedules, root, 3, window), "") << "window " << window;
                 if (!all_windows) {

@@ -37,12 +37,12 @@ constexpr double kTie = 0.01;
 // Ratios this close are the same when choosing rows to measure.
 constexpr double kTrialBucket = 0.02;
 
-std::vector<Schedule> every_rank(Schedule (*build)(const Topology &, int, int), const Topology &topology)
+std::vector<Schedule> every_rank(Builder build, const Topology &topology, const Plans &plans)
 {
     std::vector<Schedule> schedules;
     schedules.reserve(size_t(topology.size()));
     for (int rank = 0; rank < topology.size(); ++rank) {
-        schedules.push_back(build(topology, rank, -1));
+        schedules.push_back(build(topology, plans, rank, -1));
     }
     return schedules;
 }
@@ -328,8 +328,8 @@ bool decode(const double *slots, Prediction *prediction)
 
 } // namespace
 
-Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs,
-                            const ModelShare &share)
+Comparison compare_alltoall(const Topology &topology, const Plans &plans, size_t block_bytes, int window,
+                            const LinkCostSpec &costs, const ModelShare &share)
 {
     if (topology.size() > kMaxModelledRanks) {
         return compare_alltoall_at_scale(topology, block_bytes, window, costs);
@@ -344,7 +344,7 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
     // 1), then the rows that apply, in table order (as weigh_rows takes them).
     const TunedAlltoall tuned = tuned_alltoall_choice(topology.size(), block_bytes);
     comparison.open_mpi.name = tuned_alltoall_name(tuned);
-    std::vector<Schedule (*)(const Topology &, int, int)> builders{tuned_alltoall_builder(tuned)};
+    std::vector<Builder> builders{tuned_alltoall_builder(tuned)};
     for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
         if (!algorithm->unfit(topology)) {
             builders.push_back(algorithm->build);
@@ -367,7 +367,7 @@ Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int wi
             if (std::find(first, first + std::ptrdiff_t(machines), me) == first + std::ptrdiff_t(machines)) {
                 continue;
             }
-            const std::vector<Schedule> schedules = every_rank(builders[c], topology);
+            const std::vector<Schedule> schedules = every_rank(builders[c], topology, plans);
             for (size_t m = 0; m < machines; ++m) {
                 if (owner[c * machines + m] == me) {
                     predictions[c * machines + m] = predict_time(topology, schedules, block_bytes,
@@ -627,7 +627,7 @@ namespace {
 // The rows' own rules (registry.h), for the collectives without a model:
 // the first row whose rule says yes, or the fallback with the first reason
 // (a row's that does not apply, or whose rule declined).
-Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes)
+Choice choose_by_rule(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes)
 {
     const char *first_reason = nullptr;
     for (const Algorithm *algorithm : algorithms_for(op)) {
@@ -636,7 +636,7 @@ Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes
         }
         const char *declined = algorithm->unfit(topology);
         if (!declined) {
-            declined = algorithm->auto_declines(topology, block_bytes);
+            declined = algorithm->auto_declines(topology, plans, block_bytes);
         }
         if (!declined) {
             return pick(op, algorithm);
@@ -648,7 +648,7 @@ Choice choose_by_rule(hier_op_t op, const Topology &topology, size_t block_bytes
 
 } // namespace
 
-Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
+Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes, int window,
                    const LinkCostSpec &costs, std::string *predictions, std::vector<TrialRow> *measure,
                    const ModelShare &share)
 {
@@ -656,14 +656,14 @@ Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, i
         measure->clear();
     }
     if (op != HIER_OP_ALLTOALL) {
-        const Choice choice = choose_by_rule(op, topology, block_bytes);
+        const Choice choice = choose_by_rule(op, topology, plans, block_bytes);
         if (predictions) {
             *predictions = std::string("no time model of Open MPI's ") + op_name(op) + "; by the rows' rules: " +
                            (choice.algorithm ? choice.algorithm->name : "fallback");
         }
         return choice;
     }
-    const Comparison comparison = compare_alltoall(topology, block_bytes, window, costs, share);
+    const Comparison comparison = compare_alltoall(topology, plans, block_bytes, window, costs, share);
     if (predictions) {
         *predictions = describe(comparison);
     }

@@ -202,9 +202,10 @@ bool model_shared(hier_op_t op, const Topology &topology, const ModelShare &shar
 std::vector<int> share_units(size_t units, int count);
 
 // The comparison, shared as `share` says (model_shared). If agree fails, the
-// choice is the fallback, with why_not saying so.
-Comparison compare_alltoall(const Topology &topology, size_t block_bytes, int window, const LinkCostSpec &costs,
-                            const ModelShare &share = ModelShare());
+// choice is the fallback, with why_not saying so. The rows' schedules are
+// built with `plans` (the communicator's: a plan derived here is kept).
+Comparison compare_alltoall(const Topology &topology, const Plans &plans, size_t block_bytes, int window,
+                            const LinkCostSpec &costs, const ModelShare &share = ModelShare());
 // The same comparison by the scale model at any size (compare_alltoall uses
 // it above kMaxModelledRanks; the tests compare the two below).
 Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_bytes, int window,
@@ -219,7 +220,7 @@ std::string describe(const Comparison &comparison);
 // (none, mostly): the caller may measure them (Trial).
 // `share` shares an alltoall's comparison out over the ranks (ModelShare;
 // model_shared says when its agree is called); other ops ignore it.
-Choice choose_auto(hier_op_t op, const Topology &topology, size_t block_bytes, int window,
+Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes, int window,
                    const LinkCostSpec &costs, std::string *predictions,
                    std::vector<TrialRow> *measure = nullptr, const ModelShare &share = ModelShare());
 

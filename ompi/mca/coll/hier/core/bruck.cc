@@ -47,7 +47,7 @@ std::vector<int> round_blocks(int p, int distance)
 
 } // namespace
 
-Schedule build_bruck_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_bruck_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     const int p = topology.size();
     ScheduleBuilder b(rank, p);

@@ -253,13 +253,12 @@ std::unique_ptr<Communicator> Communicator::create(const hier_comm_input_t &inpu
         return nullptr;
     }
     topology.set_costs(std::move(pair_costs));
-    topology.set_hypercube_embedding(settings.embedding());
     return std::unique_ptr<Communicator>(new Communicator(std::move(topology), input, settings, costs));
 }
 
 Communicator::Communicator(Topology topology, const hier_comm_input_t &input, const Settings &settings,
                            LinkCostSpec costs)
-    : topology_(std::move(topology)), rank_(input.rank), window_(input.window),
+    : topology_(std::move(topology)), plans_(settings.embedding()), rank_(input.rank), window_(input.window),
       trial_calls_(settings.auto_trial_calls()), backbone_piece_(settings.backbone_piece()),
       costs_(std::move(costs)), rules_(input.rules_agreed ? settings.rules() : nullptr)
 {
@@ -360,7 +359,7 @@ Choice Communicator::choose(hier_op_t op, int requested, size_t block_bytes, boo
         // Kept whatever happens: a class is decided (and its model's work
         // agreed on) once, never again by one rank alone after a failure.
         try {
-            decision.choice = choose_auto(op, topology_, class_block_bytes(size_class(block_bytes)), window_,
+            decision.choice = choose_auto(op, topology_, plans_, class_block_bytes(size_class(block_bytes)), window_,
                                           link_costs_for(op, nonblocking), keep_predictions ? &predictions_ : nullptr,
                                           nonblocking ? nullptr : &measure, share);
             if (!measure.empty() && trial_calls_ > 0) {
@@ -403,7 +402,7 @@ const hier_schedule *Communicator::schedule_of(hier_op_t op, const Choice &choic
     auto &cached = cache_[{int(op), choice.id, root}];
     if (!cached) {
         try {
-            cached.reset(new hier_schedule{choice.algorithm->build(topology_, rank_, root)});
+            cached.reset(new hier_schedule{choice.algorithm->build(topology_, plans_, rank_, root)});
         } catch (...) {
             cache_.erase({int(op), choice.id, root});
             throw;
@@ -459,7 +458,7 @@ void Communicator::explain(hier_op_t op, const hier_decision_t &decision, std::s
     case HIER_REASON_RUNS:
     case HIER_REASON_RULE: {
         const Algorithm *algorithm = algorithm_by_id(op, decision.chosen);
-        const char *detail = algorithm && algorithm->detail ? algorithm->detail(topology_) : "";
+        const char *detail = algorithm && algorithm->detail ? algorithm->detail(topology_, plans_) : "";
         const bool by_rule = decision.reason == HIER_REASON_RULE;
         *reason = std::string(by_rule ? kByRule : "") + (by_rule && *detail ? "; " : "") + detail;
         describe(op, decision.window, reason);

@@ -8,9 +8,10 @@
  */
 // hier::Communicator: everything coll/hier keeps per communicator: its
 // topology (assembled here from the facts the glue gathered and the parsed
-// settings: nodes, clusters, torus, costs), auto's decision per collective
-// and size class with its trial, the schedules built, the rules it agreed
-// on, its window and link costs, and the agreement the glue lends it. It
+// settings: nodes, clusters, torus, costs), the plans its algorithms derive
+// from it (Plans, algorithms.h), auto's decision per collective and size
+// class with its trial, the schedules built, the rules it agreed on, its
+// window and link costs, and the agreement the glue lends it. It
 // answers one call's question whole (hier_comm_decide) with a small value:
 // the schedule or the fallback, the algorithm's id, the window, the trial's
 // index and a reason code; its text is rendered only where it is printed
@@ -24,6 +25,7 @@
 #include <string>
 #include <tuple>
 
+#include "algorithms.h"
 #include "autoselect.h"
 #include "hier_core.h"
 #include "link_costs.h"
@@ -112,6 +114,8 @@ private:
     void set_choice(hier_op_t op, const Choice &choice, hier_decision_t *out) const;
 
     Topology topology_;
+    // Built at their first use, by the decisions and the builders alike.
+    Plans plans_;
     int rank_;
     int window_;
     int trial_calls_;      // coll_hier_auto_trial_calls
@@ -128,8 +132,8 @@ private:
     } probe_links_;
     const RuleSet *rules_;   // coll_hier_dynamic_rules, agreed on; or nullptr
     AgreeMax agree_;
-    // Schedules depend on the topology, the algorithm and the root only, so
-    // each is built once per communicator.
+    // Schedules depend on the topology (and its plans), the algorithm and the
+    // root only, so each is built once per communicator.
     std::map<std::tuple<int, int, int>, std::unique_ptr<hier_schedule>> cache_;
     // The decision per collective and requested id, and for auto per size
     // class (key()), made at the first call, for the ones used only: later

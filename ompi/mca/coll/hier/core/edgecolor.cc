@@ -156,7 +156,7 @@ uint32_t edgecolor_steps(const Topology &topology)
     return busiest;
 }
 
-Schedule build_edgecolor_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_edgecolor_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     ScheduleBuilder b(rank, topology.size());
     const int my_node = topology.node_of(rank);

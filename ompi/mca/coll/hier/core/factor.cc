@@ -166,7 +166,7 @@ std::vector<FactorMove> factor_moves(const Topology &topology, int rank)
     return moves;
 }
 
-Schedule build_factor_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_factor_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     ScheduleBuilder b(rank, topology.size());
     for (const FactorMove &move : factor_moves(topology, rank)) {

@@ -25,9 +25,9 @@
 
 namespace hier {
 
-Schedule build_hypercube_allgather(const Topology &topology, int rank, int /*root*/)
+Schedule build_hypercube_allgather(const Topology &topology, const Plans &plans, int rank, int /*root*/)
 {
-    const HypercubePlan &plan = topology.hypercube();
+    const HypercubePlan &plan = plans.hypercube(topology);
     const int p = topology.size();
     ScheduleBuilder b(rank, p);
     const Region everything{HIER_BUF_RECV, 0, uint32_t(p)};

@@ -21,9 +21,9 @@
 
 namespace hier {
 
-Schedule build_hypercube_allreduce(const Topology &topology, int rank, int /*root*/)
+Schedule build_hypercube_allreduce(const Topology &topology, const Plans &plans, int rank, int /*root*/)
 {
-    const HypercubePlan &plan = topology.hypercube();
+    const HypercubePlan &plan = plans.hypercube(topology);
     ScheduleBuilder b(rank, topology.size());
     const Region mine = block(HIER_BUF_SEND, 0);
     const Region result = block(HIER_BUF_RECV, 0);

@@ -219,9 +219,9 @@ Schedule HypercubeAlltoall::build()
 
 } // namespace
 
-Schedule build_hypercube_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_hypercube_alltoall(const Topology &topology, const Plans &plans, int rank, int /*root*/)
 {
-    return HypercubeAlltoall(topology.hypercube(), topology.size(), rank).build();
+    return HypercubeAlltoall(plans.hypercube(topology), topology.size(), rank).build();
 }
 
 } // namespace hier

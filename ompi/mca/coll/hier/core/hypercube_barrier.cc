@@ -25,9 +25,9 @@
 
 namespace hier {
 
-Schedule build_hypercube_barrier(const Topology &topology, int rank, int /*root*/)
+Schedule build_hypercube_barrier(const Topology &topology, const Plans &plans, int rank, int /*root*/)
 {
-    const HypercubePlan &plan = topology.hypercube();
+    const HypercubePlan &plan = plans.hypercube(topology);
     ScheduleBuilder b(rank, topology.size());
     const Region heard = block(HIER_BUF_RECV, 0);
     if (const int host = plan.host_of[rank]; host >= 0) {

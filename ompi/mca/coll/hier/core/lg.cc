@@ -558,17 +558,17 @@ size_t lg_backbone_messages(const Topology &topology)
     return messages;
 }
 
-Schedule build_lg_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_lg_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     return build_lg(topology, rank, Backbone::InSteps);
 }
 
-Schedule build_lg_at_once_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_lg_at_once_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     return build_lg(topology, rank, Backbone::AtOnce);
 }
 
-Schedule build_lg_overlap_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_lg_overlap_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     return build_lg(topology, rank, Backbone::Overlapped);
 }

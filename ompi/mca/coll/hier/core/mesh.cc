@@ -44,7 +44,7 @@ std::vector<int> mesh_dims(const Topology &topology)
     return {rows, p / rows};
 }
 
-Schedule build_mesh_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_mesh_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     return build_grid_alltoall(Grid{mesh_dims(topology)}, rank, false);
 }

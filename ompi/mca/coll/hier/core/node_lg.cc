@@ -62,9 +62,10 @@ const char *node_lg_unfit(const Topology &topology)
                                             : "every node has one rank: nothing to aggregate (pairwise sends the same)";
 }
 
-Schedule build_node_lg_alltoall(const Topology &topology, int rank, int root)
+Schedule build_node_lg_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int root)
 {
-    return build_lg_at_once_alltoall(nodes_as_clusters(topology), rank, root);
+    // A topology of its own, so plans of its own (lg derives none).
+    return build_lg_at_once_alltoall(nodes_as_clusters(topology), Plans(), rank, root);
 }
 
 } // namespace hier

@@ -35,7 +35,7 @@ int one_factor_partner(int rank, int round, int size)
     return partner == rank ? odd : partner;
 }
 
-Schedule build_pairwise_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_pairwise_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     const int size = topology.size();
     ScheduleBuilder b(rank, size);

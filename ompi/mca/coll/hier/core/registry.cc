@@ -22,7 +22,7 @@ namespace {
 
 const char *fits_any(const Topology &) { return nullptr; }
 
-const char *picks_whenever_fit(const Topology &, size_t) { return nullptr; }
+const char *picks_whenever_fit(const Topology &, const Plans &, size_t) { return nullptr; }
 
 // The hypercube collectives: auto picks barrier, allreduce and allgather by
 // these rules (no model of Open MPI's own exists for them) only where the
@@ -48,32 +48,27 @@ constexpr size_t kHypercubeAllreduceLimit = 16384;  // the vector, exclusive: a 
 // links have jumbo frames and deep queues).
 constexpr size_t kTorusOptMinBlock = 4096;
 
-const char *torus_opt_declines(const Topology &, size_t block_bytes)
+const char *torus_opt_declines(const Topology &, const Plans &, size_t block_bytes)
 {
     return block_bytes < kTorusOptMinBlock ? "blocks under 4 KiB: Open MPI's direct sends take fewer steps" : nullptr;
 }
 
-const char *hypercube_detail(const Topology &topology)
+const char *hypercube_detail(const Topology &topology, const Plans &plans)
 {
-    return topology.hypercube().summary.c_str();
-}
-
-const char *hypercube_too_even(const Topology &topology)
-{
-    const std::string &why = topology.hypercube().too_even;
-    return why.empty() ? nullptr : why.c_str();
+    return plans.hypercube(topology).summary.c_str();
 }
 
 // The barrier's and the allgather's rule: only the embedding's gain.
-const char *hypercube_declines_when_even(const Topology &topology, size_t)
+const char *hypercube_declines_when_even(const Topology &topology, const Plans &plans, size_t)
 {
-    return hypercube_too_even(topology);
+    const std::string &why = plans.hypercube(topology).too_even;
+    return why.empty() ? nullptr : why.c_str();
 }
 
-const char *hypercube_allreduce_declines(const Topology &topology, size_t block_bytes)
+const char *hypercube_allreduce_declines(const Topology &topology, const Plans &plans, size_t block_bytes)
 {
     return block_bytes >= kHypercubeAllreduceLimit ? "vector of 16 KiB or more: Open MPI's own allreduce moves less"
-                                                   : hypercube_too_even(topology);
+                                                   : hypercube_declines_when_even(topology, plans, block_bytes);
 }
 
 const Algorithm kAlgorithms[] = {

@@ -14,9 +14,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "algorithms.h"
 #include "hier_core.h"
-#include "schedule.h"
-#include "topology.h"
 
 namespace hier {
 
@@ -35,7 +34,7 @@ struct Algorithm {
     int id;
     const char *name;
     const char *description;
-    Schedule (*build)(const Topology &topology, int rank, int root);
+    Builder build;
     // Why the algorithm cannot run on this topology, or nullptr if it can.
     const char *(*unfit)(const Topology &topology);
     // auto's rule for the collectives the time model does not predict (all
@@ -43,7 +42,7 @@ struct Algorithm {
     // should not pick this row for this call, or nullptr if it should. A
     // null function: auto never picks it by rule. The first row, in table
     // order, whose rule says yes is picked.
-    const char *(*auto_declines)(const Topology &topology, size_t block_bytes);
+    const char *(*auto_declines)(const Topology &topology, const Plans &plans, size_t block_bytes);
     // For an alltoall row that alltoallv runs too, its id there (0: not
     // run by alltoallv), fixed as `id` is. Its SEND and RECV regions are
     // single blocks (a user's variable blocks are not contiguous with each
@@ -54,8 +53,8 @@ struct Algorithm {
     // row is not offered above the simulator's limit.
     ScaleCost scale_cost = nullptr;
     // What the verbose line adds about the algorithm on this topology (a
-    // string kept by the topology), or nullptr; a null function: nothing.
-    const char *(*detail)(const Topology &topology) = nullptr;
+    // string kept by the plans), or nullptr; a null function: nothing.
+    const char *(*detail)(const Topology &topology, const Plans &plans) = nullptr;
 
     bool runs_alltoallv() const { return alltoallv_id != 0; }
     // Its id for op (HIER_OP_ALLTOALLV: alltoallv_id).

@@ -20,7 +20,7 @@
 
 namespace hier {
 
-Schedule build_ring_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_ring_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     return build_grid_alltoall(Grid{{topology.size()}}, rank, false);
 }

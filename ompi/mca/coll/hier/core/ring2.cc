@@ -19,7 +19,7 @@
 
 namespace hier {
 
-Schedule build_ring2_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_ring2_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     return build_grid_alltoall(Grid{{topology.size()}}, rank, true);
 }

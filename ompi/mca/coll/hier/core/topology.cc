@@ -18,7 +18,6 @@
 #include <unordered_map>
 
 #include "cost.h"
-#include "hypercube.h"
 
 namespace hier {
 
@@ -50,9 +49,7 @@ Topology::Topology(const std::vector<int> &node_of_rank, const std::vector<int> 
       cluster_index_(node_of_rank.size())
 {
     if (!torus_dims.empty()) {
-        Torus torus(torus_dims);
-        TorusPartition partition = partition_torus(torus);
-        torus_ = std::make_shared<const TorusData>(TorusData{std::move(torus), std::move(partition)});
+        torus_.emplace(torus_dims);
     }
     group_ranks(node_of_rank, node_, local_, members_);
     std::vector<int> cluster_name(node_.size(), 0);
@@ -103,7 +100,6 @@ std::string Topology::describe() const
 void Topology::set_costs(std::shared_ptr<const Costs> costs)
 {
     costs_ = std::move(costs);
-    hypercube_.reset();
 }
 
 const Costs &Topology::costs() const
@@ -112,20 +108,6 @@ const Costs &Topology::costs() const
         costs_ = std::make_shared<Costs>(locality_costs(*this));
     }
     return *costs_;
-}
-
-void Topology::set_hypercube_embedding(int embedding)
-{
-    embedding_ = embedding;
-    hypercube_.reset();
-}
-
-const HypercubePlan &Topology::hypercube() const
-{
-    if (!hypercube_) {
-        hypercube_ = std::make_shared<HypercubePlan>(plan_hypercube(costs(), embedding_));
-    }
-    return *hypercube_;
 }
 
 namespace {

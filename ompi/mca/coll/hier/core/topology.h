@@ -11,23 +11,24 @@
 //
 // Built once per communicator from one integer per rank naming its node
 // (Open MPI's locality, or an imposed node map) and, optionally, the cluster
-// of each node and the torus's dimension sizes. Memory is O(p) (O(p D) with a
-// torus of D dimensions: its partition, see torus_partition.h), and the
-// costs between ranks (cost.h: locality's O(N) beyond 362 nodes, O(N^2) for
-// N nodes from the probe or an N x N file, or O(p^2) from a p x p file).
+// of each node and the torus's dimension sizes. A description of the
+// machine only: what an algorithm derives from it (the embedded hypercube,
+// OPT's torus partition) is kept beside it, by the communicator's Plans
+// (algorithms.h). Memory is O(p), and the costs between ranks (cost.h:
+// locality's O(N) beyond 362 nodes, O(N^2) for N nodes from the probe or an
+// N x N file, or O(p^2) from a p x p file).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "torus.h"
-#include "torus_partition.h"
 
 namespace hier {
 
 class Costs;
-struct HypercubePlan;
 
 class Topology {
 public:
@@ -63,13 +64,11 @@ public:
     int cluster_index(int rank) const { return cluster_index_[rank]; }
     const std::vector<int> &cluster_members(int cluster) const { return cluster_members_[cluster]; }
 
-    // The torus, or nullptr; and its partition for the OPT scatter, made
-    // once (only with a torus).
-    const Torus *torus() const { return torus_ ? &torus_->torus : nullptr; }
+    // The torus, or nullptr.
+    const Torus *torus() const { return torus_ ? &*torus_ : nullptr; }
     // The torus when its positions are nodes (one rank per node), so that it
     // is the network's shape: node n is rank n. Else nullptr.
     const Torus *torus_of_nodes() const { return node_count() == size() ? torus() : nullptr; }
-    const TorusPartition &torus_partition() const { return torus_->partition; }
 
     // "4,3,2,1 over 10 ranks" style description, for messages and tools.
     std::string describe() const;
@@ -77,12 +76,6 @@ public:
     // Costs between ranks (cost.h): locality's unless set.
     void set_costs(std::shared_ptr<const Costs> costs);
     const Costs &costs() const;
-    // The embedding the hypercube collectives use (embedding.h ids; 0 = auto).
-    void set_hypercube_embedding(int embedding);
-    // The embedded hypercube (hypercube.h): built at its first use, from the
-    // costs and the embedding alone, and kept (a communicator's collectives
-    // never run concurrently, so the lazy build needs no lock).
-    const HypercubePlan &hypercube() const;
 
 private:
     std::vector<int> node_;
@@ -92,13 +85,7 @@ private:
     std::vector<int> cluster_index_;
     std::vector<std::vector<int>> cluster_members_;
     mutable std::shared_ptr<const Costs> costs_;
-    int embedding_ = 0;
-    mutable std::shared_ptr<const HypercubePlan> hypercube_;
-    struct TorusData {
-        Torus torus;
-        TorusPartition partition;
-    };
-    std::shared_ptr<const TorusData> torus_;  // shared by copies: it never changes
+    std::optional<Torus> torus_;
 };
 
 // Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must

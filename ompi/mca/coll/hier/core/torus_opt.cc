@@ -145,22 +145,23 @@ std::vector<Schedule> opt_scatter_schedules_on(const Torus &torus, const TorusPa
     return schedules;
 }
 
-Schedule build_opt_scatter(const Topology &topology, int rank, int root)
+Schedule build_opt_scatter(const Topology &topology, const Plans &plans, int rank, int root)
 {
-    return build_opt_scatter_on(*topology.torus(), topology.torus_partition(), rank, root);
+    return build_opt_scatter_on(*topology.torus(), plans.torus_partition(topology), rank, root);
 }
 
-Schedule build_opt_gather(const Topology &topology, int rank, int root)
+Schedule build_opt_gather(const Topology &topology, const Plans &plans, int rank, int root)
 {
-    const uint32_t steps = opt_scatter_steps(topology.torus_partition());
-    return time_reversed(build_opt_scatter(topology, rank, root), steps - 1);
+    const uint32_t steps = opt_scatter_steps(plans.torus_partition(topology));
+    return time_reversed(build_opt_scatter(topology, plans, rank, root), steps - 1);
 }
 
-std::vector<Schedule> opt_schedules(const Topology &topology, hier_op_t op, int root)
+std::vector<Schedule> opt_schedules(const Topology &topology, const Plans &plans, hier_op_t op, int root)
 {
-    std::vector<Schedule> schedules = opt_scatter_schedules_on(*topology.torus(), topology.torus_partition(), root);
+    const TorusPartition &partition = plans.torus_partition(topology);
+    std::vector<Schedule> schedules = opt_scatter_schedules_on(*topology.torus(), partition, root);
     if (op == HIER_OP_GATHER) {
-        const uint32_t steps = opt_scatter_steps(topology.torus_partition());
+        const uint32_t steps = opt_scatter_steps(partition);
         for (Schedule &schedule : schedules) {
             schedule = time_reversed(schedule, steps - 1);
         }

@@ -159,13 +159,13 @@ std::vector<Schedule> sdf_scatter(const Torus &torus, int root, int first, int c
 
 } // namespace
 
-Schedule build_sdf_scatter(const Topology &topology, int rank, int root)
+Schedule build_sdf_scatter(const Topology &topology, const Plans & /*plans*/, int rank, int root)
 {
     uint32_t steps = 0;
     return std::move(sdf_scatter(*topology.torus(), root, rank, 1, &steps)[0]);
 }
 
-Schedule build_sdf_gather(const Topology &topology, int rank, int root)
+Schedule build_sdf_gather(const Topology &topology, const Plans & /*plans*/, int rank, int root)
 {
     uint32_t steps = 0;
     const Schedule scatter = std::move(sdf_scatter(*topology.torus(), root, rank, 1, &steps)[0]);

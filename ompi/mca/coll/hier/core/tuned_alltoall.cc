@@ -123,7 +123,7 @@ const char *tuned_alltoall_name(TunedAlltoall algorithm)
     return "?";
 }
 
-Schedule build_tuned_linear_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_tuned_linear_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     const int p = topology.size();
     ScheduleBuilder b(rank, p);
@@ -139,7 +139,7 @@ Schedule build_tuned_linear_alltoall(const Topology &topology, int rank, int /*r
     return b.build();
 }
 
-Schedule build_tuned_pairwise_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_tuned_pairwise_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     const int p = topology.size();
     ScheduleBuilder b(rank, p);

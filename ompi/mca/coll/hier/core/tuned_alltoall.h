@@ -12,12 +12,9 @@
 
 #include <cstddef>
 
-#include "schedule.h"
-#include "topology.h"
+#include "algorithms.h"
 
 namespace hier {
-
-using Builder = Schedule (*)(const Topology &topology, int rank, int root);
 
 enum class TunedAlltoall { Linear, Pairwise, ModifiedBruck, LinearSync, TwoProcs };
 
@@ -29,9 +26,9 @@ const char *tuned_alltoall_name(TunedAlltoall algorithm);
 // The schedule that reproduces its messages.
 Builder tuned_alltoall_builder(TunedAlltoall algorithm);
 
-Schedule build_tuned_linear_alltoall(const Topology &topology, int rank, int root);
-Schedule build_tuned_pairwise_alltoall(const Topology &topology, int rank, int root);
+Schedule build_tuned_linear_alltoall(const Topology &topology, const Plans &plans, int rank, int root);
+Schedule build_tuned_pairwise_alltoall(const Topology &topology, const Plans &plans, int rank, int root);
 // bruck.cc
-Schedule build_bruck_alltoall(const Topology &topology, int rank, int root);
+Schedule build_bruck_alltoall(const Topology &topology, const Plans &plans, int rank, int root);
 
 } // namespace hier

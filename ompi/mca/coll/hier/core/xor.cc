@@ -30,7 +30,7 @@ const char *xor_unfit(const Topology &topology)
     return power_of_two(topology.size()) ? nullptr : "needs a power-of-two number of ranks";
 }
 
-Schedule build_xor_alltoall(const Topology &topology, int rank, int /*root*/)
+Schedule build_xor_alltoall(const Topology &topology, const Plans & /*plans*/, int rank, int /*root*/)
 {
     ScheduleBuilder b(rank, topology.size());
     b.copy(1, block(HIER_BUF_SEND, rank), block(HIER_BUF_RECV, rank));
