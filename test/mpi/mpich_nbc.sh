@@ -36,7 +36,9 @@
 #               $HIER_COMPONENT_DIR, else ompi/mca/coll/hier/.libs of this tree)
 #   --workdir   where the source is kept between runs and the tests are
 #               built (default: $HIER_MPICH_WORKDIR, else ${TMPDIR:-/var/tmp}/hier-mpich-nbc)
-#   --timeout   seconds before a run counts as hung (default 60)
+#   --timeout   seconds before a run counts as hung (default 60; 240 with
+#               --full, whose nonblocking3 at 10 ranks takes a minute on 2
+#               busy cores)
 #   --keep      keep the build and logs of this run (kept anyway on failure)
 # environment:
 #   HIER_MPICH_TARBALL  mpich_4.0.2.orig.tar.xz already at hand: no apt-get
@@ -110,7 +112,7 @@ readonly OPS=(alltoall alltoallv scatter gather barrier allreduce allgather)
 
 full=0
 keep=0
-timeout_s=60
+timeout_s=""
 here=$(cd "$(dirname "$0")" && pwd)
 hier_dir=${HIER_COMPONENT_DIR:-$here/../../ompi/mca/coll/hier/.libs}
 workdir=${HIER_MPICH_WORKDIR:-${TMPDIR:-/var/tmp}/hier-mpich-nbc}
@@ -127,6 +129,7 @@ while (($#)); do
     esac
     shift
 done
+if [[ -z $timeout_s ]]; then timeout_s=60; ((!full)) || timeout_s=240; fi
 MPIRUN=${MPIRUN:-mpirun}
 MPICC=${MPICC:-mpicc}
 if [[ ! -e $hier_dir/mca_coll_hier.so ]]; then
