@@ -8,6 +8,8 @@
 #            and the unit tests, under ASan and UBSan  (make check-sanitize)
 #   cluster  the emulated multi-node cluster and its delay line (root and
 #            network namespaces; reported as skipped without them)
+#   mpich    MPICH's nonblocking and persistent collective tests with hier
+#            forced (apt-get source mpich; reported as skipped without it)
 #   simgrid  hier's schedules in SimGrid's simulated MPI at 64 ranks
 # against the component built in this tree, not an installed one. Builds
 # first if needed. Where this host's Open MPI is 4.1, every registry row then
@@ -157,6 +159,15 @@ cluster_flag=()
 ((full)) && cluster_flag=(--full)
 [[ -n $rerun ]] && ((!full)) && cluster_flag=(--quick)
 layer "cluster (test/cluster/run_cluster_tests.sh)" bash test/cluster/run_cluster_tests.sh "${cluster_flag[@]}"
+
+# mpich: MPICH's nonblocking and persistent collective tests with hier
+# forced (test/mpi/mpich_nbc.sh; about a minute, every test at every rank
+# count with --full). It fetches MPICH's source with apt-get source, and
+# reports SKIP without it. Once, on the host (its glue names Open MPI 4.1's
+# MPIX_ persistent collectives).
+mpich_flag=()
+((full)) && mpich_flag=(--full)
+[[ -z $rerun ]] && layer "mpich (test/mpi/mpich_nbc.sh)" bash test/mpi/mpich_nbc.sh "${mpich_flag[@]}"
 
 # simgrid: hier's core in SimGrid's SMPI, 64 simulated ranks (no Open MPI in
 # it: once, on the host).
