@@ -19,6 +19,8 @@
 #     -R              run nothing: the table again from DIR's outputs of an earlier run
 #     -N              no hier auto run (its pick does not simulate in reasonable wall time):
 #                     the table from the selectors and the -a rows, hier's columns "-"
+#     -D              detached sends below 64 KiB (SMPI's default; Open MPI's eager sends
+#                     complete as detached ones do), instead of none (below)
 #
 # Every variant is one smpirun of hier_smpi (contrib/simgrid/hier_smpi.cc) with
 #   --cfg=smpi/simulate-computation:no   compute between MPI calls is not charged
@@ -51,11 +53,11 @@ platform=$1; shift
 [ -f "$platform" ] || platform=$here/platforms/$platform.xml
 [ -f "$platform" ] || { echo "compare: no platform $platform" >&2; exit 2; }
 collective=alltoall sizes=1:256 algorithms= selectors=ompi,mpich,mvapich2,impi iters=1 warmup=0 outdir=simgrid-results
-reuse=0 no_auto=0
-while getopts "c:m:a:s:i:x:o:RN" opt; do
+reuse=0 no_auto=0 detached=0
+while getopts "c:m:a:s:i:x:o:RND" opt; do
     case $opt in
     c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;; s) selectors=$OPTARG ;;
-    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; R) reuse=1 ;; N) no_auto=1 ;;
+    i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; R) reuse=1 ;; N) no_auto=1 ;; D) detached=1 ;;
     *) usage ;;
     esac
 done
@@ -79,7 +81,8 @@ for entry in $hosts; do
 done >"$hostfile"
 ranks=$(awk -F: '{n += $2} END {print n}' "$hostfile")
 
-common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no --cfg=smpi/send-is-detached-thresh:0
+common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no
+        --cfg=smpi/send-is-detached-thresh:$((detached ? 65536 : 0))
         --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=maxmin/precision:1e-4
         --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
 hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
