@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capi_helpers.h"
+#include "cluster_source.h"
 #include "hier_core.h"
 
 namespace hier {
@@ -112,6 +113,35 @@ TEST(ClusterSource, SlurmGroupsByLeafOrLevel)
     EXPECT_NE(split.line.find("puts rank 2 in cluster \"s1.l2\""), std::string::npos) << split.line;
     EXPECT_NE(make("slurm", addresses, {0, 0, 1, 1}).line.find("puts rank 3 in cluster \"s2.l3\""),
               std::string::npos);
+}
+
+// Clusters from a switch (slurm, topology:) are leaves: with the backbone
+// unknown, auto weighs leaf uplinks (link_costs.h, switch_clusters), so
+// both sources compare alike, and unlike the same clusters typed by hand
+// (a campus link and a wide-area one).
+TEST(ClusterSource, SwitchSourcesWeighLeafUplinks)
+{
+    EXPECT_TRUE(switch_source(HIER_CLUSTER_MAP_SLURM) && switch_source(HIER_CLUSTER_MAP_TOPOLOGY));
+    for (const hier_cluster_map_kind_t kind : {HIER_CLUSTER_MAP_NONE, HIER_CLUSTER_MAP_COUNTS, HIER_CLUSTER_MAP_HOSTS,
+                                               HIER_CLUSTER_MAP_PROBE, HIER_CLUSTER_MAP_COORDINATES}) {
+        EXPECT_FALSE(switch_source(kind)) << kind;
+    }
+    const TempFile conf("SwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-4]\n");
+    // What auto compared at its first decision (kept until the next).
+    const auto compared = [](const Made &made) {
+        hier_decision_t decision;
+        hier_comm_decide(made.comm, HIER_OP_ALLTOALL, HIER_ALG_AUTO, 0, 1, nullptr, 1, 2, &decision);
+        return std::string(hier_comm_predictions(made.comm));
+    };
+    const Made slurm = make("slurm", {"s.l1.n1", "s.l1.n2", "s.l2.n3", "s.l2.n4"});
+    const Made topology = make("topology:" + conf.path, {"n1", "n2", "n3", "n4"});
+    const Made by_hand = make("2,2", {"n1", "n2", "n3", "n4"});
+    ASSERT_TRUE(slurm.comm && topology.comm && by_hand.comm);
+    EXPECT_EQ(slurm.clusters(), 2);
+    const std::string leaves = compared(slurm);
+    EXPECT_NE(leaves, "");
+    EXPECT_EQ(leaves, compared(topology));
+    EXPECT_NE(leaves, compared(by_hand));
 }
 
 TEST(ClusterSource, SlurmWithoutTheVariableRunsWithoutClusters)

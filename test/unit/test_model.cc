@@ -12,6 +12,7 @@
 // auto's decisions on the scenarios measured on the emulated cluster.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -206,6 +207,26 @@ TEST(Model, BackboneAddsItsLatencyAndLimitsTheRate)
     EXPECT_EQ(prediction.traffic[kNetworkLink].messages, 0u);
 }
 
+// Leaf uplinks: nodes 0 and 1 (one leaf) each send to a node of the other
+// leaf at once. At 4:1 their uplink, 2 NICs over 4, gives each message a
+// quarter of a NIC; at 1:1 it is both NICs, and the NICs limit.
+TEST(Model, LeafUplinksCarryTheirNodesNicsOverTheRatio)
+{
+    const Topology topology({0, 1, 2, 3}, {0, 0, 1, 1});
+    for (const double ratio : {1.0, 4.0}) {
+        LinkCostSpec spec;
+        std::string error;
+        ASSERT_TRUE(parse_link_costs("node=0us:800Mbit/s:0us,network=20us:800Mbit/s:0us,oversubscription=" +
+                                         std::to_string(int(ratio)),
+                                     &spec, &error))
+            << error;
+        const LinkCosts costs = cost_corners(spec, true).front();
+        const Prediction prediction = predict_time(topology, one_round(4, {{0, 2, 1}, {1, 3, 1}}), m, 1, costs);
+        ASSERT_EQ(prediction.error, "");
+        EXPECT_NEAR(prediction.seconds, ts + std::max(1.0, ratio) * tw * m, 1e-12) << ratio;
+    }
+}
+
 TEST(Model, RendezvousCostsTwoMoreLatencies)
 {
     LinkCosts costs = textbook(ts, tw);
@@ -361,12 +382,72 @@ TEST(LinkCosts, ProbedMessageCostsBecomeTheOverheadsOfClassesNotGiven)
     }
 }
 
+// oversubscription=RATIO gives the backbone as leaf uplinks: a crossing
+// takes the network's latency and overhead, and each cluster's uplink its
+// nodes' NICs over the ratio.
+TEST(LinkCosts, OversubscriptionPricesEachClustersUplinkByItsNodes)
+{
+    for (const char *text : {"network=2us:100Gbit/s:1us,oversubscription=4", "oversubscription=4:1,network=2us:100Gbit/s:1us"}) {
+        LinkCostSpec spec;
+        std::string error;
+        ASSERT_TRUE(parse_link_costs(text, &spec, &error)) << error;
+        EXPECT_TRUE(spec.given[kBackboneLink]);
+        const std::vector<LinkCosts> machines = cost_corners(spec, true);
+        ASSERT_EQ(machines.size(), 1u);  // the node's one corner
+        const LinkCosts &machine = machines[0];
+        EXPECT_DOUBLE_EQ(machine.oversubscription, 4);
+        EXPECT_DOUBLE_EQ(machine.link[kBackboneLink].latency, 0);
+        EXPECT_DOUBLE_EQ(machine.link[kBackboneLink].overhead, 1e-6);
+        EXPECT_DOUBLE_EQ(uplink_bandwidth(machine, 1), 12.5e9 / 4);
+        EXPECT_DOUBLE_EQ(uplink_bandwidth(machine, 16), 16 * 12.5e9 / 4);
+    }
+    // A backbone given as a class: one bandwidth, whatever the cluster.
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("backbone=5ms:100Mbit/s", &spec, &error)) << error;
+    EXPECT_DOUBLE_EQ(uplink_bandwidth(cost_corners(spec, true)[0], 16), 12.5e6);
+}
+
+// Clusters from a switch source with the backbone unknown: the corners are
+// leaf uplinks at 1:1 and 4:1 (no 5 ms wide-area link); typed by hand, a
+// campus link and a wide-area one as before.
+TEST(LinkCosts, SwitchClustersWeighLeafUplinksAtOneToOneAndFourToOne)
+{
+    LinkCostSpec spec;
+    spec.switch_clusters = true;
+    const std::vector<LinkCosts> machines = cost_corners(spec, true);
+    ASSERT_EQ(machines.size(), 4u);  // 2 networks x 2 ratios
+    for (size_t m = 0; m < machines.size(); ++m) {
+        EXPECT_DOUBLE_EQ(machines[m].oversubscription, kLeafCorners[m % 2]);
+        EXPECT_DOUBLE_EQ(machines[m].link[kBackboneLink].latency, 0);
+        EXPECT_DOUBLE_EQ(machines[m].link[kBackboneLink].bandwidth,
+                         machines[m].link[kNetworkLink].bandwidth / kLeafCorners[m % 2]);
+    }
+    EXPECT_EQ(cost_corners(spec, false).size(), 2u);  // nothing crosses: one value is enough
+    spec.switch_clusters = false;
+    for (const LinkCosts &machine : cost_corners(spec, true)) {
+        EXPECT_DOUBLE_EQ(machine.oversubscription, 0);
+    }
+    // A crossing the probe measured stands: the switch hops it found.
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("probe", &spec, &error)) << error;
+    spec.switch_clusters = true;
+    const double w = 10e-6, x = 12e-6;
+    apply_probe(&spec, {0, w, x, x, w, 0, x, x, x, x, 0, w, x, x, w, 0}, {0, 0, 1, 1});
+    for (const LinkCosts &machine : cost_corners(spec, true)) {
+        EXPECT_NEAR(machine.link[kBackboneLink].latency, x - w, 1e-18);
+        EXPECT_GT(machine.oversubscription, 0);
+    }
+}
+
 TEST(LinkCosts, BadValuesGiveOneLineNamingTheParameterAndTheForm)
 {
     for (const char *bad : {"network", "network=30us", "network=30:1Gbit/s", "network=30us:1Gbps", "net=1us:1Gbit/s",
                             "node=1us:1Gbit/s,node=1us:1Gbit/s", "network=1us:0Gbit/s", ",", "network=1us:1Gbit/s:x",
                             "network=1us:1Gbit/s:1us:1us", "network=-1us:1Gbit/s", "hop=7", "hop=1us,hop=2us",
-                            "hop=1us:1Gbit/s"}) {
+                            "hop=1us:1Gbit/s", "oversubscription=0", "oversubscription=x", "oversubscription=4:2",
+                            "oversubscription=-4", "oversubscription=4,oversubscription=2",
+                            "oversubscription=4,backbone=5ms:1Gbit/s", "backbone=5ms:1Gbit/s,oversubscription=4"}) {
         LinkCostSpec spec;
         std::string error;
         EXPECT_FALSE(parse_link_costs(bad, &spec, &error)) << bad;

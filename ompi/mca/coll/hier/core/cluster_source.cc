@@ -125,6 +125,11 @@ hier_cluster_map_kind_t cluster_source_kind(const std::string &map)
     return starts_with(map, kCoordinatesPrefix) ? HIER_CLUSTER_MAP_COORDINATES : HIER_CLUSTER_MAP_NONE;
 }
 
+bool switch_source(hier_cluster_map_kind_t kind)
+{
+    return kind == HIER_CLUSTER_MAP_SLURM || kind == HIER_CLUSTER_MAP_TOPOLOGY;
+}
+
 std::string read_cluster_source(const std::string &map, ClusterSource *source)
 {
     std::string error;

@@ -41,6 +41,12 @@ struct ClusterSource {
 // The kind of a cluster map naming a source; HIER_CLUSTER_MAP_NONE for any other.
 hier_cluster_map_kind_t cluster_source_kind(const std::string &map);
 
+// Whether clusters of this kind are switches' nodes (slurm, topology:), so
+// that the backbone is their uplinks (link_costs.h: switch_clusters).
+// coordinates: is not: a dragonfly group's global links are not a leaf's
+// uplink.
+bool switch_source(hier_cluster_map_kind_t kind);
+
 // The source map names, its file read and parsed. Returns the value's own
 // error (a bad slurm level, no path), one line, or "".
 std::string read_cluster_source(const std::string &map, ClusterSource *source);

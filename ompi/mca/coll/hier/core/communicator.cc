@@ -240,6 +240,7 @@ std::unique_ptr<Communicator> Communicator::create(const hier_comm_input_t &inpu
         return nullptr;
     }
     LinkCostSpec costs = settings.link_costs();
+    costs.switch_clusters = switch_source(settings.cluster_map_kind());
     Topology topology(nodes, cluster_of_node, torus_dims);
     if (costs.probe && input.node_latency) {
         const auto n = size_t(topology.node_count());

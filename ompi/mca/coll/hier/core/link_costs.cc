@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -49,10 +51,13 @@ const std::vector<LinkClass> &corners(int link_class)
 }
 
 const char *const kForm =
-    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, hop=LATENCY, or probe, "
-    "comma-separated, e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
+    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, hop=LATENCY, "
+    "oversubscription=RATIO (leaf uplinks, e.g. 4 or 4:1; not with backbone), or probe, comma-separated, "
+    "e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
 
 constexpr const char *kHop = "hop";
+constexpr const char *kOversubscription = "oversubscription";
+constexpr const char *kBackboneAndOversubscription = "gives both backbone and oversubscription";
 
 struct Unit {
     const char *suffix;
@@ -60,6 +65,8 @@ struct Unit {
 };
 
 const Unit kTimeUnits[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+// A ratio, written alone or as N:1.
+const Unit kRatioUnits[] = {{"", 1}, {":1", 1}};
 const Unit kRateUnits[] = {{"bit/s", 1.0 / 8},   {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8},
                            {"B/s", 1},           {"kB/s", 1e3},       {"MB/s", 1e6},       {"GB/s", 1e9}};
 
@@ -113,8 +120,24 @@ std::string parse_hop(const std::string &value, LinkCostSpec *spec)
     return "";
 }
 
-// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], hop=LATENCY or probe; "" or what is
-// wrong with it.
+// The RATIO of oversubscription=RATIO: the backbone given as leaf uplinks;
+// "" or what is wrong with it.
+std::string parse_oversubscription(const std::string &value, LinkCostSpec *spec)
+{
+    if (spec->given[kBackboneLink]) {
+        return spec->costs.oversubscription > 0 ? "gives oversubscription twice"
+                                                : kBackboneAndOversubscription;
+    }
+    if (!parse_quantity(value, kRatioUnits, &spec->costs.oversubscription) || spec->costs.oversubscription <= 0) {
+        spec->costs.oversubscription = 0;
+        return "has oversubscription \"" + value + "\", not a positive ratio such as 4 or 4:1";
+    }
+    spec->given[kBackboneLink] = true;
+    return "";
+}
+
+// One CLASS=LATENCY:BANDWIDTH[:OVERHEAD], hop=LATENCY, oversubscription=RATIO
+// or probe; "" or what is wrong with it.
 std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
 {
     if (entry == kProbeKeyword) {
@@ -132,6 +155,9 @@ std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
     if (name == kHop) {
         return parse_hop(entry.substr(equals + 1), spec);
     }
+    if (name == kOversubscription) {
+        return parse_oversubscription(entry.substr(equals + 1), spec);
+    }
     int link_class = -1;
     for (int c = 0; c < kLinkClasses; ++c) {
         link_class = name == kClassNames[c] ? c : link_class;
@@ -140,7 +166,9 @@ std::string parse_entry(const std::string &entry, LinkCostSpec *spec)
         return "names class \"" + name + "\"";
     }
     if (spec->given[link_class]) {
-        return "gives class " + name + " twice";
+        return link_class == kBackboneLink && spec->costs.oversubscription > 0
+                   ? kBackboneAndOversubscription
+                   : "gives class " + name + " twice";
     }
     const std::vector<std::string> fields = split(entry.substr(equals + 1), ':');
     LinkClass &value = spec->costs.link[link_class];
@@ -265,24 +293,39 @@ void apply_message_probe(LinkCostSpec *spec, const double message_cost[kBackbone
     }
 }
 
+double uplink_bandwidth(const LinkCosts &costs, int cluster_nodes)
+{
+    const double backbone = costs.link[kBackboneLink].bandwidth;
+    return costs.oversubscription > 0 ? backbone * double(cluster_nodes) : backbone;
+}
+
 std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
 {
     std::vector<LinkCosts> machines(1, spec.costs);
+    // Every machine so far once for each of `values` values of a class.
+    auto combine = [&machines](size_t values, const std::function<void(LinkCosts &, size_t)> &set_value) {
+        std::vector<LinkCosts> extended;
+        for (const LinkCosts &machine : machines) {
+            for (size_t v = 0; v < values; ++v) {
+                extended.push_back(machine);
+                set_value(extended.back(), v);
+            }
+        }
+        machines.swap(extended);
+    };
     for (int c = 0; c < kLinkClasses; ++c) {
         if (spec.given[c]) {
             continue;
         }
         // Without clusters the backbone's value is never read: one is enough.
-        const std::vector<LinkClass> &values = corners(c);
-        const size_t used = c == kBackboneLink && !has_backbone ? 1 : values.size();
-        std::vector<LinkCosts> extended;
-        for (const LinkCosts &machine : machines) {
-            for (size_t v = 0; v < used; ++v) {
-                extended.push_back(machine);
-                extended.back().link[c] = values[v];
-            }
+        const bool one = c == kBackboneLink && !has_backbone;
+        if (c == kBackboneLink && spec.switch_clusters) {
+            combine(one ? 1 : std::size(kLeafCorners),
+                    [](LinkCosts &machine, size_t v) { machine.oversubscription = kLeafCorners[v]; });
+            continue;
         }
-        machines.swap(extended);
+        const std::vector<LinkClass> &values = corners(c);
+        combine(one ? 1 : values.size(), [&](LinkCosts &machine, size_t v) { machine.link[c] = values[v]; });
     }
     for (LinkCosts &machine : machines) {
         if (!spec.given[kNetworkLink] && spec.measured_network >= 0) {
@@ -291,15 +334,24 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
         if (!spec.hop_given && spec.measured_hop >= 0) {
             machine.hop_latency = spec.measured_hop;
         }
-        if (!spec.given[kBackboneLink] && spec.measured_crossing >= 0) {
-            machine.link[kBackboneLink].latency =
-                std::max(0.0, spec.measured_crossing - machine.link[kNetworkLink].latency);
-        }
         for (int c = 0; c < kLinkClasses; ++c) {
             const double measured = spec.measured_message[std::min(c, int(kNetworkLink))];
             if (!spec.given[c] && measured >= 0) {
                 machine.link[c].overhead = measured;
             }
+        }
+        // A leaf's uplink: a message between leaves takes the network's
+        // latency (the two switch hops more, a few hundred ns, are within
+        // its error; the probe's crossing, below, measures them) and
+        // overhead, at the network's bandwidth per node over the ratio.
+        if (machine.oversubscription > 0) {
+            const LinkClass &network = machine.link[kNetworkLink];
+            machine.link[kBackboneLink] = LinkClass{0, network.bandwidth / machine.oversubscription,
+                                                    network.overhead, kEagerLimit[kBackboneLink]};
+        }
+        if (!spec.given[kBackboneLink] && spec.measured_crossing >= 0) {
+            machine.link[kBackboneLink].latency =
+                std::max(0.0, spec.measured_crossing - machine.link[kNetworkLink].latency);
         }
     }
     return machines;

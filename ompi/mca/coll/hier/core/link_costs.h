@@ -11,7 +11,9 @@
 //
 // Three classes: node (between processes of one node, through shared
 // memory), network (between nodes of one cluster, through each node's NIC),
-// backbone (between clusters). A class has a one-way latency, a bandwidth, a
+// backbone (between clusters, through each cluster's uplink). When clusters
+// are leaf switches the backbone is their uplinks, priced by an
+// oversubscription ratio (LinkCosts::oversubscription). A class has a one-way latency, a bandwidth, a
 // per-message CPU overhead at each end, and the eager limit above which a
 // message waits for its receive to be posted (Open MPI's rendezvous).
 #pragma once
@@ -39,7 +41,20 @@ struct LinkCosts {
     // passes through adds to its latency: the network's latency is a
     // neighbour's.
     double hop_latency = 0;  // seconds
+    // Leaf uplinks: > 0 when clusters are switches' nodes (a leaf's, or a
+    // pod's) whose uplinks are oversubscribed this much (1: a full-bisection
+    // fat-tree, 4: 4:1). A message between clusters then takes the
+    // network's latency (the backbone class adds none) and overhead, and the
+    // backbone's bandwidth is per node of the cluster (the network's over
+    // the ratio): a cluster's uplink carries its nodes times that, so it
+    // differs per cluster (uplink_bandwidth). 0: every uplink carries the
+    // backbone's bandwidth.
+    double oversubscription = 0;
 };
+
+// Bytes per second each way through the uplink of a cluster of
+// cluster_nodes nodes, as both time models charge it.
+double uplink_bandwidth(const LinkCosts &costs, int cluster_nodes);
 
 // What the user said: the classes given, and (given[c] false) those left
 // unknown; with "probe", the latencies the latency probe and the per-message
@@ -50,6 +65,11 @@ struct LinkCostSpec {
     bool given[kLinkClasses] = {false, false, false};
     bool hop_given = false;
     bool probe = false;
+    // The clusters are switches' nodes (a switch source, cluster_source.h:
+    // the leaves', or slurm:LEVEL's): an unknown backbone's corners are
+    // their uplinks at kLeafCorners ratios, not a campus and a wide-area
+    // link. Set per communicator, from the cluster map.
+    bool switch_clusters = false;
     double measured_network = -1;   // one way between nodes of one cluster, seconds; -1: not measured
     double measured_hop = -1;       // on a torus of nodes, per hop beyond the first, seconds; -1: not measured
     double measured_crossing = -1;  // one way between nodes of two clusters, seconds; -1: not measured
@@ -65,8 +85,9 @@ struct LinkCostSpec {
 // bandwidths as a number and bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s
 // or GB/s (powers of 1000); hop=LATENCY, on a torus of nodes what each
 // node a message passes through adds (a neighbour's latency is the
-// network's); and "probe", for the latencies of the classes not given to be
-// measured. E.g.
+// network's); oversubscription=RATIO ("4" or "4:1"), the backbone as leaf
+// uplinks (LinkCosts::oversubscription), in place of backbone=...; and
+// "probe", for the latencies of the classes not given to be measured. E.g.
 // "node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s".
 // A class given without an overhead takes its default (kDefaultOverhead).
 // Returns false and one line in *error, naming the parameter and the form.
@@ -91,13 +112,16 @@ void apply_message_probe(LinkCostSpec *spec, const double message_cost[kBackbone
 // The machines auto weighs when costs are unknown: every combination of the
 // corner values of each unknown class (node: one; network: a fast fabric
 // and Ethernet; backbone, when there are clusters: a campus link and a wide
-// area one), the given classes as given. Without clusters the backbone is
+// area one, or, for switch_clusters, leaf uplinks at kLeafCorners ratios),
+// the given classes as given. Without clusters the backbone is
 // left out of the combinations (no message crosses one). Measured values
 // replace the corners': the network's latency as measured, the backbone's as
 // the crossing latency less the network's (a message between clusters pays
 // both); the per-message costs as the classes' overheads, the network's
 // also the backbone's.
 std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone);
+// The leaf uplinks' corners: a full-bisection fat-tree and a cheap 4:1 one.
+constexpr double kLeafCorners[] = {1, 4};
 
 // "30us:200Mbit/s:2us", as the parser reads it back.
 std::string describe(const LinkClass &link);

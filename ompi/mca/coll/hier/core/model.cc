@@ -168,8 +168,13 @@ Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, s
         capacity_[n] = costs.link[kNodeLink].bandwidth;
         capacity_[nodes + n] = capacity_[2 * nodes + n] = costs.link[kNetworkLink].bandwidth;
     }
+    std::vector<int> cluster_nodes(size_t(clusters), 0);
+    for (int n = 0; n < nodes; ++n) {
+        ++cluster_nodes[size_t(topology.cluster_of(topology.members(n).front()))];
+    }
     for (int c = 0; c < clusters; ++c) {
-        capacity_[3 * nodes + c] = capacity_[3 * nodes + clusters + c] = costs.link[kBackboneLink].bandwidth;
+        capacity_[3 * nodes + c] = capacity_[3 * nodes + clusters + c] =
+            uplink_bandwidth(costs, cluster_nodes[size_t(c)]);
     }
     left_.assign(capacity_.size(), 0);
     users_.assign(capacity_.size(), 0);

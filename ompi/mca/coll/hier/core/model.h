@@ -14,8 +14,10 @@
 // rank is done. The machine (link_costs.h):
 // - resources: each node's shared memory (intra-node messages), each node's
 //   NIC out and NIC in (network bandwidth each, full duplex), each cluster's
-//   uplink out and in (backbone bandwidth each). A message between nodes
-//   uses its nodes' NICs, and between clusters also both uplinks;
+//   uplink out and in (backbone bandwidth each; for leaf uplinks its nodes
+//   times the network's over the oversubscription, link_costs.h:
+//   uplink_bandwidth). A message between nodes uses its nodes' NICs, and
+//   between clusters also both uplinks;
 // - on a torus of nodes (coll_hier_torus_dims, one rank per node) there are
 //   no NICs: each node's links out (one per direction, network bandwidth
 //   each), and a message between nodes uses every link of its

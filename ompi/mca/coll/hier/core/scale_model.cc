@@ -68,10 +68,16 @@ struct Machine {
         return message_bytes > double(eager) ? 3 * l : l;
     }
     // Seconds for `bytes` through a resource of the class's bandwidth.
-    double through(int link_class, double bytes) const
+    double through(int link_class, double bytes) const { return seconds(bytes, costs.link[link_class].bandwidth); }
+    // Seconds for `bytes` through a cluster's uplink, whose bandwidth may
+    // be its own (leaf uplinks: link_costs.h, uplink_bandwidth).
+    double uplink(int cluster, double bytes) const
     {
-        const double bw = costs.link[link_class].bandwidth;
-        return bytes <= 0 || std::isinf(bw) ? 0 : bytes / bw;
+        return seconds(bytes, uplink_bandwidth(costs, shape.cluster_nodes[size_t(cluster)]));
+    }
+    static double seconds(double bytes, double bandwidth)
+    {
+        return bytes <= 0 || std::isinf(bandwidth) ? 0 : bytes / bandwidth;
     }
     // Seconds for a node's `bytes` out to other nodes: its NIC, or on a
     // torus its links out, each byte using mean_hops links of all ports.
@@ -140,7 +146,7 @@ double one_partner_rounds(const Machine &m, size_t block, double window, bool co
             t += phase(peers.in_cluster, latency(kInCluster) + o + bw, std::max(o, bw), window);
         }
         {
-            const double bw = std::max(m.nic(b * nic_flows), m.through(kBackboneLink, b * up_flows));
+            const double bw = std::max(m.nic(b * nic_flows), m.uplink(k.cluster, b * up_flows));
             const double o = 2 * m.overhead(kAcross);
             t += phase(peers.across, latency(kAcross) + o + bw, std::max(o, bw), window);
         }
@@ -179,7 +185,7 @@ double all_at_once(const Machine &m, size_t block)
                                 peers.across * m.overhead(kAcross));
         double bw = std::max(m.through(kNodeLink, n * peers.on_node * b),
                              m.nic(n * (peers.in_cluster + peers.across) * b));
-        bw = std::max(bw, m.through(kBackboneLink, rc * peers.across * b));
+        bw = std::max(bw, m.uplink(k.cluster, rc * peers.across * b));
         if (m.torus()) {  // the bisection: p^2/4 blocks each way over 2 p / k_max links
             const int k_max = *std::max_element(s.torus_dims.begin(), s.torus_dims.end());
             bw = std::max(bw, m.through(kNetworkLink, p * k_max * b / 8));
@@ -219,16 +225,17 @@ double ring(const Machine &m, size_t block, long members, long stride, double bu
     const ScaleShape &s = m.shape;
     const Path path = ring_path(s, members * stride);
     const double b = double(block) * bundle;
-    // Flows a node's NIC and a cluster's uplink carry per direction.
-    double nic_flows = 1, up_flows = 1;
+    // Flows a node's NIC carries per direction; seconds per byte of the
+    // busiest uplink, carrying min(r, stride) flows each way.
+    double nic_flows = 1, uplink_per_byte = 0;
     for (const ScaleShape::Kind &k : s.kinds) {
         nic_flows = std::max(nic_flows, double(std::min<long>(k.node_size, stride)));
     }
-    for (int r : s.cluster_ranks) {
-        up_flows = std::max(up_flows, double(std::min<long>(r, stride)));
+    for (size_t c = 0; c < s.cluster_ranks.size(); ++c) {
+        uplink_per_byte =
+            std::max(uplink_per_byte, m.uplink(int(c), double(ways * std::min<long>(s.cluster_ranks[c], stride))));
     }
     nic_flows *= ways;
-    up_flows *= ways;
     const long rounds = ways == 1 ? members - 1 : members / 2;
     // Round k (1..rounds) carries what is left: members - k slots one way,
     // for ring2 about members / 2 - k + 1 each way.
@@ -243,7 +250,7 @@ double ring(const Machine &m, size_t block, long members, long stride, double bu
         per_byte = m.nic(nic_flows);
         break;
     case kAcross:
-        per_byte = std::max(m.nic(nic_flows), m.through(kBackboneLink, up_flows));
+        per_byte = std::max(m.nic(nic_flows), uplink_per_byte);
         break;
     }
     // The edges within a node share its memory: each carries a round's
@@ -315,8 +322,8 @@ double bruck(const Machine &m, size_t block)
             bw = std::max(bw, m.nic(out * message));
         }
         if (far == kAcross) {
-            for (int r : s.cluster_ranks) {
-                bw = std::max(bw, m.through(kBackboneLink, double(std::min<long>(r, d)) * message));
+            for (size_t c = 0; c < s.cluster_ranks.size(); ++c) {
+                bw = std::max(bw, m.uplink(int(c), double(std::min<long>(s.cluster_ranks[c], d)) * message));
             }
         }
         Path path = kOnNode;
@@ -419,7 +426,7 @@ double lg(const Machine &m, size_t block, double window, int variant)
         // pair's rc rd blocks; a cluster's uplink carries rc (p - rc) blocks.
         const double bb_message = smallest_pair * b;
         const double bb_cpu = 2 * bb_messages * m.overhead(kAcross);
-        const double bb_bw = std::max(m.through(kBackboneLink, rc * (p - rc) * b), m.nic(n * (p - rc) * b));
+        const double bb_bw = std::max(m.uplink(k.cluster, rc * (p - rc) * b), m.nic(n * (p - rc) * b));
         const double unpack = m.through(kNodeLink, p * b);
         double backbone = 0;
         if (variant == 0) {
@@ -480,7 +487,7 @@ double node_lg(const Machine &m, size_t block)
         const Path far = clusters && rc < p ? kAcross : kInCluster;
         double bb_bw = m.nic(n * (p - n) * b);
         if (clusters) {
-            bb_bw = std::max(bb_bw, m.through(kBackboneLink, rc * (p - rc) * b));
+            bb_bw = std::max(bb_bw, m.uplink(k.cluster, rc * (p - rc) * b));
         }
         const double backbone =
             m.latency(far, smallest_pair * b) + std::max(2 * messages_cpu, bb_bw + 2 * m.overhead(far));

@@ -15,8 +15,9 @@
 // each algorithm is a closed form over them: its rounds (latency terms, a
 // window's worth overlapping), the per-message overheads at the busiest
 // rank, and the bytes through the busiest node's NIC, its shared memory
-// and its cluster's uplink per round (bandwidth terms, shared max-min as
-// the simulator shares them, by counting the flows that meet there). Work
+// and its cluster's uplink (leaf uplinks: each its own, link_costs.h) per
+// round (bandwidth terms, shared max-min as the simulator shares them, by
+// counting the flows that meet there). Work
 // O(N log N) for N nodes to build the shape, then O(K) per row and machine
 // for K kinds of rank (K <= N; tuned's Bruck O(K log p), node_lg O(K^2):
 // its groups are the nodes, met kind by kind); memory O(N).
