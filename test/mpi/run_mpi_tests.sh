@@ -1007,11 +1007,12 @@ for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
     [[ $op != barrier ]] && checker_extra=(--quick)
     case $op in
         alltoall|alltoallv)
-            [[ $op == alltoall ]] && checker=$alltoall_checker || checker=$alltoallv_checker
+            checker=$alltoall_checker quick_args=(--quick)
+            [[ $op == alltoallv ]] && checker=$alltoallv_checker quick_args=(--counts uniform,zeros,random,one-sender,empty)
             key="sockets $op"
-            run_row "$checker" "$op" fallback 1 "$map" "" "$key" fallback --quick
+            run_row "$checker" "$op" fallback 1 "$map" "" "$key" fallback "${quick_args[@]}"
             for row in "${rows[@]}"; do
-                [[ -z ${unfit[$row]} ]] && run_row "$checker" "$op" "$row" 1 "$map" "" "$key" "$row" --quick
+                [[ -z ${unfit[$row]} ]] && run_row "$checker" "$op" "$row" 1 "$map" "" "$key" "$row" "${quick_args[@]}"
             done ;;
         *)
             key="sockets $op ${checker_extra[*]}"
