@@ -43,6 +43,7 @@ std::vector<int> parse_sizes(const std::string &text, const char *what);
 // LINK_COSTS] [--bytes B [--exact]] [--window W] (machine_options.cc).
 struct MachineOptions {
     std::vector<int> sizes;
+    std::vector<int> socket_sizes;  // each socket's ranks, in rank order (empty: none written)
     std::vector<int> cluster_of_node;
     std::vector<int> torus_dims;
     LinkCostSpec costs;
@@ -54,5 +55,14 @@ struct MachineOptions {
 // stderr (usage, for a form it does not know).
 int parse_machine_options(const Arguments &args, const char *usage, MachineOptions *o);
 Topology machine_topology(const MachineOptions &o);
+// NODE_SIZES where a node may be its sockets' sizes joined by '+' ("2+2,4",
+// as coll_hier_node_map): the node sizes, and in *socket_sizes each
+// socket's (left empty when none is written); empty after one line on
+// stderr.
+std::vector<int> parse_node_sizes(const std::string &text, const char *what, std::vector<int> *socket_sizes);
+// Groups of these sizes over consecutive ranks: the group of each rank.
+std::vector<int> consecutive_groups(const std::vector<int> &sizes);
+// Sockets of these sizes over consecutive ranks, into topology (none: as is).
+void impose_sockets(Topology *topology, const std::vector<int> &socket_sizes);
 
 } // namespace hier::inspect

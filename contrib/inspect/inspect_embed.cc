@@ -55,7 +55,8 @@ bool positive(const std::string &text, long limit, long *value)
 // ranks, grouped into clusters if asked.
 CostMatrix locality_matrix(const Arguments &args, std::string *source)
 {
-    const std::vector<int> sizes = parse_sizes(args[1], "--nodes");
+    std::vector<int> socket_sizes;
+    const std::vector<int> sizes = parse_node_sizes(args[1], "--nodes", &socket_sizes);
     if (sizes.empty()) {
         return {};
     }
@@ -71,12 +72,9 @@ CostMatrix locality_matrix(const Arguments &args, std::string *source)
         std::fprintf(stderr, "hier-inspect: embed --nodes SIZES takes only --clusters SIZES after it\n");
         return {};
     }
-    const Topology nodes = Topology::from_node_sizes(sizes);
-    std::vector<int> node_of_rank(size_t(nodes.size()));
-    for (int rank = 0; rank < nodes.size(); ++rank) {
-        node_of_rank[rank] = nodes.node_of(rank);
-    }
-    const Costs costs = locality_costs(Topology(node_of_rank, cluster_of_node));
+    Topology topology(consecutive_groups(sizes), cluster_of_node);
+    impose_sockets(&topology, socket_sizes);
+    const Costs costs = locality_costs(topology);
     CostMatrix matrix;
     matrix.n = costs.size();
     for (int a = 0; a < matrix.n; ++a) {

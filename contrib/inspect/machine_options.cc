@@ -9,9 +9,11 @@
 // The machine a command of hier-inspect describes (commands.h,
 // MachineOptions): node sizes and their options, parsed alike for every
 // command that takes them.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <sstream>
 
 #include "commands.h"
 #include "torus.h"
@@ -24,7 +26,7 @@ int parse_machine_options(const Arguments &args, const char *usage, MachineOptio
         std::fprintf(stderr, "%s\n", usage);
         return 2;
     }
-    o->sizes = parse_sizes(args[0], "NODE_SIZES");
+    o->sizes = parse_node_sizes(args[0], "NODE_SIZES", &o->socket_sizes);
     if (o->sizes.empty()) {
         return 2;
     }
@@ -71,15 +73,50 @@ int parse_machine_options(const Arguments &args, const char *usage, MachineOptio
     return 0;
 }
 
+std::vector<int> parse_node_sizes(const std::string &text, const char *what, std::vector<int> *socket_sizes)
+{
+    std::string flat = text;
+    std::replace(flat.begin(), flat.end(), '+', ',');
+    const std::vector<int> parts = parse_sizes(flat, what);
+    if (parts.empty()) {
+        return {};
+    }
+    // Each field between commas is a node: the sum of its sockets.
+    std::vector<int> nodes;
+    std::istringstream fields(text);
+    std::string field;
+    for (size_t part = 0; std::getline(fields, field, ',');) {
+        const auto sockets = size_t(std::count(field.begin(), field.end(), '+')) + 1;
+        nodes.push_back(std::accumulate(parts.begin() + long(part), parts.begin() + long(part + sockets), 0));
+        part += sockets;
+    }
+    if (text.find('+') != std::string::npos) {
+        *socket_sizes = parts;
+    }
+    return nodes;
+}
+
+std::vector<int> consecutive_groups(const std::vector<int> &sizes)
+{
+    std::vector<int> group_of_rank;
+    for (size_t group = 0; group < sizes.size(); ++group) {
+        group_of_rank.insert(group_of_rank.end(), size_t(sizes[group]), int(group));
+    }
+    return group_of_rank;
+}
+
+void impose_sockets(Topology *topology, const std::vector<int> &socket_sizes)
+{
+    if (!socket_sizes.empty()) {
+        topology->set_sockets(consecutive_groups(socket_sizes));
+    }
+}
 
 Topology machine_topology(const MachineOptions &o)
 {
-    const Topology nodes = Topology::from_node_sizes(o.sizes);
-    std::vector<int> node_of_rank(size_t(nodes.size()));
-    for (int rank = 0; rank < nodes.size(); ++rank) {
-        node_of_rank[rank] = nodes.node_of(rank);
-    }
-    return Topology(node_of_rank, o.cluster_of_node, o.torus_dims);
+    Topology topology(consecutive_groups(o.sizes), o.cluster_of_node, o.torus_dims);
+    impose_sockets(&topology, o.socket_sizes);
+    return topology;
 }
 
 } // namespace hier::inspect

@@ -339,8 +339,10 @@ passed=0
 failed=0
 run_no=0
 
-map_size() { local s=0 x sizes; IFS=, read -ra sizes <<<"$1"; for x in "${sizes[@]}"; do s=$((s + x)); done; echo "$s"; }
+# A node map's ranks, nodes, and sockets (a node's written as sizes joined by +).
+map_size() { local s=0 x sizes; IFS=,+ read -ra sizes <<<"$1"; for x in "${sizes[@]}"; do s=$((s + x)); done; echo "$s"; }
 map_nodes() { local sizes; IFS=, read -ra sizes <<<"$1"; echo "${#sizes[@]}"; }
+map_sockets() { local sizes; IFS=,+ read -ra sizes <<<"$1"; echo "${#sizes[@]}"; }
 
 pass() { passed=$((passed + 1)); echo "PASS: $1"; }
 # fail NAME REASON [LOG]: on failure show the log's tail (once per run), so
@@ -450,6 +452,7 @@ check_verbose() {
     # "(size 10, 4 nodes): " on MPI_COMM_WORLD; elsewhere only "): ";
     # either way ", torus DIMS" before the ")" when DIMS is given
     shape="(size $p, $nodes nodes"
+    [[ $map == *+* ]] && shape+=", $(map_sockets "$map") sockets"
     ((clusters > 1)) && shape+=", $clusters clusters"
     [[ $comm == MPI_COMM_WORLD ]] || shape=""
     [[ -n $torus ]] && shape+=", torus $torus"
@@ -989,6 +992,37 @@ for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
 done
 echo "run_mpi_tests.sh: from the registry: $programs rows x programs, $generated runs" \
      "($((generated - not_applicable)) where the row applies, $not_applicable where it does not)"
+
+# Sockets the node map imposes (two nodes, four sockets, one of them a
+# lone rank): every row of every collective that applies there, once, with
+# the quick counts, against the fallback's checksum on the same map; each
+# verbose line on MPI_COMM_WORLD shows the sockets. The locality costs see
+# them (the hypercube's embedding); no schedule may change its results.
+readonly SOCKET_MAP=2+2,1+3
+socket_runs=$run_no
+for op in alltoall alltoallv scatter gather allgather allreduce barrier; do
+    registry_fit "$op" "$SOCKET_MAP"
+    map=$SOCKET_MAP clusters=""
+    checker_extra=() mpirun_extra=()
+    [[ $op != barrier ]] && checker_extra=(--quick)
+    case $op in
+        alltoall|alltoallv)
+            checker=$alltoall_checker quick_args=(--quick)
+            [[ $op == alltoallv ]] && checker=$alltoallv_checker quick_args=(--counts uniform,zeros,random,one-sender,empty)
+            key="sockets $op"
+            run_row "$checker" "$op" fallback 1 "$map" "" "$key" fallback "${quick_args[@]}"
+            for row in "${rows[@]}"; do
+                [[ -z ${unfit[$row]} ]] && run_row "$checker" "$op" "$row" 1 "$map" "" "$key" "$row" "${quick_args[@]}"
+            done ;;
+        *)
+            key="sockets $op ${checker_extra[*]}"
+            run_coll "$op" fallback 1 "$map" fallback "$key"
+            for row in "${rows[@]}"; do
+                [[ -z ${unfit[$row]} ]] && run_coll "$op" "$row" 1 "$map" "$row" "$key"
+            done ;;
+    esac
+done
+echo "run_mpi_tests.sh: sockets imposed by coll_hier_node_map $SOCKET_MAP: $((run_no - socket_runs)) runs"
 
 if ((rows_only)); then
     echo "run_mpi_tests.sh: $run_no runs in $((SECONDS - start)) s (--rows-only)"

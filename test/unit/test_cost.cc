@@ -168,6 +168,82 @@ TEST(Costs, LocalityBeyondTheMatrixLimitIsLevelsOfTheSameValues)
     }
 }
 
+TEST(Costs, LocalitySocketsCostBetweenOneSocketAndAnotherNode)
+{
+    // Two nodes of two sockets each, node 1's in cluster 1.
+    Topology topology({0, 0, 0, 0, 1, 1, 1, 1}, {0, 1});
+    const Costs nodes_only = locality_costs(topology);
+    topology.set_sockets({0, 1, 0, 1, 4, 4, 6, 6});
+    const Costs costs = locality_costs(topology);
+    EXPECT_LT(kSameNodeCost, kOtherSocketCost);
+    EXPECT_LT(kOtherSocketCost, kSameClusterCost);
+    EXPECT_EQ(costs(0, 2), kSameNodeCost);
+    EXPECT_EQ(costs(0, 1), kOtherSocketCost);
+    EXPECT_EQ(costs(4, 5), kSameNodeCost);
+    EXPECT_EQ(costs(5, 7), kOtherSocketCost);
+    EXPECT_EQ(costs(3, 4), kOtherClusterCost);
+    EXPECT_EQ(nodes_only(0, 1), kSameNodeCost);  // as before sockets were set
+    // One socket per node, or one rank not bound: the costs of nodes alone.
+    for (const std::vector<int> &names : {std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4},
+                                          std::vector<int>{0, 1, 0, 1, 4, 4, 6, -1}}) {
+        topology.set_sockets(names);
+        const Costs same = locality_costs(topology);
+        for (int a = 0; a < 8; ++a) {
+            for (int b = 0; b < 8; ++b) {
+                ASSERT_EQ(same(a, b), nodes_only(a, b)) << a << " " << b;
+            }
+        }
+    }
+}
+
+TEST(Costs, LocalitySocketsBeyondTheMatrixLimitAreLevelsOfTheSameValues)
+{
+    // Two sockets of two ranks per node: more sockets than the matrix takes.
+    const int nodes = kMaxLocalityMatrixNodes / 2 + 1;
+    std::vector<int> node_of_rank, socket_of_rank;
+    for (int rank = 0; rank < 4 * nodes; ++rank) {
+        node_of_rank.push_back(rank / 4);
+        socket_of_rank.push_back(rank / 2);
+    }
+    Topology topology(node_of_rank);
+    topology.set_sockets(socket_of_rank);
+    const Costs costs = locality_costs(topology);
+    EXPECT_TRUE(costs.levels());
+    for (int a = 0; a < topology.size(); a += 1 + a % 7) {
+        for (int b = 0; b < topology.size(); b += 1 + b % 3) {
+            const double expected = a == b                         ? 0
+                                    : a / 2 == b / 2               ? kSameNodeCost
+                                    : a / 4 == b / 4               ? kOtherSocketCost
+                                                                   : kSameClusterCost;
+            ASSERT_EQ(costs(a, b), expected) << a << " " << b;
+        }
+    }
+}
+
+TEST(Costs, TheHypercubeEmbeddingCrossesSocketsInOneDimension)
+{
+    // One node of two sockets, ranks 0, 1, 2 and 6 on the first: in blind
+    // order every dimension has a pair across (calc_cost, the sum of each
+    // dimension's dearest pair: 3 x kOtherSocketCost); the embedding keeps
+    // two dimensions on a socket and crosses in one. Without sockets every
+    // pair costs the same and blind is as good.
+    Topology topology({0, 0, 0, 0, 0, 0, 0, 0});
+    EXPECT_EQ(Plans().hypercube(topology).cost, 3 * kSameNodeCost);
+    topology.set_sockets({0, 0, 0, 3, 3, 3, 0, 3});
+    topology.set_costs(nullptr);  // locality's again, now with the sockets
+    const Plans plans;            // one Plans per topology: this one with sockets
+    const HypercubePlan &plan = plans.hypercube(topology);
+    EXPECT_EQ(plan.blind_cost, 3 * kOtherSocketCost);
+    EXPECT_EQ(plan.cost, 2 * kSameNodeCost + kOtherSocketCost);
+    for (int dim = 0; dim < plan.dims; ++dim) {
+        int across = 0;
+        for (int rank = 0; rank < 8; ++rank) {
+            across += topology.socket_of(plan.partner(rank, dim)) != topology.socket_of(rank) ? 1 : 0;
+        }
+        EXPECT_TRUE(across == 0 || across == 8) << "dimension " << dim << ": " << across << " across";
+    }
+}
+
 TEST(Costs, LocalityOnATorusOfNodesCostsHopsAndTheHypercubeFindsNeighbours)
 {
     // 4x4, one rank per node: 10, plus a quarter of that per hop beyond the

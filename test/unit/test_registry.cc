@@ -564,8 +564,9 @@ TEST(CApi, NodeMapIsParsedOnceAgainstTheJob)
     EXPECT_EQ(hier_settings_node_map(settings, 9, &node), 0);
     EXPECT_STREQ(hier_settings_unusable(settings), "invalid coll_hier_node_map or coll_hier_cluster_map");
     EXPECT_EQ(hier_test::problems(settings), "coll_hier_node_map \"4,3\" covers 7 ranks but there are 10; expected "
-                                             "node sizes for consecutive ranks, e.g. \"4,3,2,1\"; falling back to "
-                                             "Open MPI's own collectives\n");
+                                             "node sizes for consecutive ranks, e.g. \"4,3,2,1\" (a node's sockets "
+                                             "joined by +: \"2+2,3,2,1\"); falling back to Open MPI's own "
+                                             "collectives\n");
 }
 
 } // namespace

@@ -31,6 +31,53 @@ TEST(Topology, NodesNumberedByFirstRankAndLocalIndicesInRankOrder)
     EXPECT_EQ(topology.describe(), "3,2,1");
 }
 
+TEST(Topology, SocketsAreNamedWithinTheirNodeAndNumberedByFirstRank)
+{
+    // Two nodes; node 0's ranks alternate between two sockets (as a
+    // round-robin binding puts them), node 1 names a socket as node 0 does.
+    Topology topology({5, 5, 5, 5, 9, 9, 9});
+    EXPECT_FALSE(topology.has_sockets());
+    EXPECT_EQ(topology.socket_count(), 2);
+    EXPECT_EQ(topology.socket_of(4), topology.node_of(4));
+    topology.set_sockets({0, 1, 0, 1, 0, 0, 6});
+    EXPECT_TRUE(topology.has_sockets());
+    EXPECT_EQ(topology.socket_count(), 4);
+    EXPECT_EQ(topology.socket_of(0), 0);
+    EXPECT_EQ(topology.socket_of(1), 1);
+    EXPECT_EQ(topology.socket_of(3), 1);
+    EXPECT_EQ(topology.socket_of(4), 2);  // name 0 again, on another node
+    EXPECT_EQ(topology.socket_of(6), 3);
+    EXPECT_EQ(topology.describe(), "2+2,2+1");
+}
+
+TEST(Topology, UnknownOrSingleSocketsChangeNothing)
+{
+    Topology topology({0, 0, 1, 1});
+    topology.set_sockets({0, -1, 2, 2});  // one rank not bound: no socket level
+    EXPECT_FALSE(topology.has_sockets());
+    EXPECT_EQ(topology.socket_count(), 2);
+    topology.set_sockets({0, 0, 2, 2});   // one socket per node
+    EXPECT_FALSE(topology.has_sockets());
+    EXPECT_EQ(topology.describe(), "2,2");
+    topology.set_sockets({});
+    EXPECT_EQ(topology.socket_of(3), 1);
+}
+
+TEST(NodeMap, SocketsJoinedByPlusInsideANode)
+{
+    std::string error;
+    std::vector<int> sockets;
+    EXPECT_EQ(parse_node_map("2+2,3,1+1", 9, &error, &sockets), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 2, 2}));
+    EXPECT_EQ(error, "");
+    EXPECT_EQ(sockets, (std::vector<int>{0, 0, 1, 1, 2, 2, 2, 3, 4}));
+    sockets.clear();
+    EXPECT_EQ(parse_node_map("2,2", 4, &error, &sockets), (std::vector<int>{0, 0, 1, 1}));
+    EXPECT_TRUE(sockets.empty());  // no socket written: none imposed
+    Topology topology(parse_node_map("1+3,2", 6, &error, &sockets));
+    topology.set_sockets(sockets);
+    EXPECT_EQ(topology.describe(), "1+3,2");
+}
+
 TEST(NodeMap, ParsesSizesForConsecutiveRanks)
 {
     std::string error;
@@ -66,6 +113,27 @@ TEST(NodeMap, RejectsWithOneLineNamingTheParameterAndTheForm)
         EXPECT_NE(error.find("expected node sizes for consecutive ranks"), std::string::npos) << error;
         EXPECT_NE(error.find(bad.says), std::string::npos) << error;
         EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    }
+}
+
+TEST(NodeMap, BadSocketsGetTheNodeMapsLine)
+{
+    const BadMap cases[] = {
+        {"2+2", 5, "covers 4 ranks but there are 5"},
+        {"2+", 2, "empty field"},
+        {"2++1", 3, "\"\", which is not a positive integer"},
+        {"+2", 2, "\"\", which is not a positive integer"},
+        {"2+0,1", 3, "\"0\", which is not a positive integer"},
+        {"2+x", 3, "\"x\""},
+    };
+    for (const BadMap &bad : cases) {
+        std::string error;
+        std::vector<int> sockets;
+        EXPECT_TRUE(parse_node_map(bad.text, bad.size, &error, &sockets).empty()) << bad.text;
+        EXPECT_TRUE(sockets.empty()) << bad.text;
+        EXPECT_NE(error.find("coll_hier_node_map \"" + std::string(bad.text) + "\""), std::string::npos) << error;
+        EXPECT_NE(error.find("a node's sockets joined by +"), std::string::npos) << error;
+        EXPECT_NE(error.find(bad.says), std::string::npos) << error;
     }
 }
 

@@ -183,7 +183,7 @@ typedef struct mca_coll_hier_trial_clock_t {
 
 /* What each rank contributes to the one allgather a communicator's topology
  * is gathered with (coll_hier_topology.c). */
-#define MCA_COLL_HIER_FACTS 4
+#define MCA_COLL_HIER_FACTS 5
 
 typedef struct mca_coll_hier_module_t {
     mca_coll_base_module_t super;

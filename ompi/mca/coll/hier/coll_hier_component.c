@@ -251,7 +251,8 @@ static int hier_register(void)
 
     hier_register_string("node_map",
         "Node sizes for consecutive ranks of MPI_COMM_WORLD, e.g. \"4,3,2,1\", imposed instead "
-        "of Open MPI's locality (for testing on one host). Empty: Open MPI's locality.",
+        "of Open MPI's locality (for testing on one host); a node's sockets joined by +, e.g. "
+        "\"2+2,3,2,1\". Empty: Open MPI's locality.",
         NULL, &c->node_map);
 
     hier_register_string("cluster_map",

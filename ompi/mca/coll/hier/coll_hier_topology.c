@@ -10,8 +10,8 @@
  * coll/hier topology: what the core's communicator is built from, gathered
  * once, at the first call that needs it, through the previous module's
  * collectives (never hier's own). One plan, run blocking or not: one
- * allgather of every rank's node, rank in MPI_COMM_WORLD, job-wide node and
- * rules file's fingerprint; then, only where the settings ask for them,
+ * allgather of every rank's node, rank in MPI_COMM_WORLD, job-wide node,
+ * rules file's fingerprint and socket; then, only where the settings ask for them,
  * host names for a cluster map of host patterns, the latency probe for
  * clusters or costs by probe, and the ranks' agreement on a cost file.
  * The link-cost probes are not part of it: the core runs them through
@@ -32,20 +32,45 @@
 #include "opal/util/output.h"
 #include "opal/runtime/opal_progress.h"
 
-/* This process's node as comm names it: the lowest rank of comm on it.
+/* The lowest rank of comm that shares every level of locality with this
+ * process (OPAL_PROC_ON_NODE, with OPAL_PROC_ON_SOCKET its socket on it).
  * Processes Open MPI has not instantiated yet are remote: it creates every
  * local one at MPI_Init. */
-static int hier_local_node_name(struct ompi_communicator_t *comm)
+static int hier_lowest_sharing(struct ompi_communicator_t *comm, uint16_t levels)
 {
     const int rank = ompi_comm_rank(comm);
 
     for (int i = 0; i < rank; ++i) {
         ompi_proc_t *proc = ompi_group_get_proc_ptr_raw(comm->c_local_group, i);
-        if (!ompi_proc_is_sentinel(proc) && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
+        if (!ompi_proc_is_sentinel(proc) && levels == (proc->super.proc_flags & levels)) {
             return i;
         }
     }
     return rank;
+}
+
+/* This process's node as comm names it: the lowest rank of comm on it. */
+static int hier_local_node_name(struct ompi_communicator_t *comm)
+{
+    return hier_lowest_sharing(comm, OPAL_PROC_ON_NODE);
+}
+
+/* This process's socket as comm names it, the lowest rank of comm on its
+ * node and socket; with a node map, the map's socket. -1 where there is
+ * none: a node map that writes no socket (its nodes are not the host's),
+ * or a process the runtime did not bind, whose locality Open MPI reduces to
+ * its node. The socket, not the NUMA domain: both Open MPI 4.1 and 5.0 set
+ * OPAL_PROC_ON_SOCKET from the locality string's package, and the link
+ * between packages is the costlier step inside a node. */
+static int hier_local_socket_name(struct ompi_communicator_t *comm, int world_rank)
+{
+    const hier_settings_t *settings = mca_coll_hier_component.settings;
+    int node, socket;
+
+    if (hier_settings_node_map(settings, world_rank, &node)) {
+        return hier_settings_socket_map(settings, world_rank, &socket) ? socket : -1;
+    }
+    return ompi_rte_proc_is_bound ? hier_lowest_sharing(comm, OPAL_PROC_ON_NODE | OPAL_PROC_ON_SOCKET) : -1;
 }
 
 /* This process's node, named alike on every communicator: with a node map,
@@ -225,15 +250,15 @@ static void hier_report_notice(const mca_coll_hier_module_t *module, const char 
     reported = reported || '\0' != notice[0];
 }
 
-/* The core's communicator, built once from every rank's node, rank in
- * MPI_COMM_WORLD, job-wide node and rules fingerprint (facts, as gathered),
- * with host names and the latency probe where the settings need them. A
+/* The core's communicator, built once from every rank's node, socket, rank
+ * in MPI_COMM_WORLD, job-wide node and rules fingerprint (facts, as
+ * gathered), with host names and the latency probe where the settings need them. A
  * setting that does not fit comm (a cluster map, a torus, a cost file) or
  * is invalid (a cost source, an embedding) makes comm fall back, said in
  * one line. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                const int *nodes, const char *host_names, const int *world_ranks,
-                                const int64_t *rules_hashes, const char **why)
+                                const int *nodes, const int *sockets, const char *host_names,
+                                const int *world_ranks, const int64_t *rules_hashes, const char **why)
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
     const char *cost_file = hier_settings_cost_file(settings);
@@ -244,6 +269,7 @@ static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_comm
         .size = ompi_comm_size(comm),
         .rank = ompi_comm_rank(comm),
         .node_of_rank = nodes,
+        .socket_of_rank = sockets,
         .host_names = host_names,
         /* comm's processes are all of the job's: every host pattern must match one of them */
         .job_wide = ompi_comm_size(comm) == ompi_comm_size(&ompi_mpi_comm_world.comm),
@@ -342,7 +368,7 @@ static const char *hier_plan_needs_blocking(struct ompi_communicator_t *comm)
 }
 
 /* This rank's part of the allgather: {node, rank in MPI_COMM_WORLD, job's
- * node, the rules' fingerprint or -1}. */
+ * node, the rules' fingerprint or -1, socket or -1}. */
 static void hier_facts_of_this_rank(const mca_coll_hier_module_t *module, int64_t mine[MCA_COLL_HIER_FACTS])
 {
     struct ompi_communicator_t *comm = module->comm;
@@ -361,6 +387,7 @@ static void hier_facts_of_this_rank(const mca_coll_hier_module_t *module, int64_
     mine[1] = world_rank;
     mine[2] = hier_job_node();
     mine[3] = hash;
+    mine[4] = hier_local_socket_name(comm, world_rank);
 }
 
 /* The rest of the plan, once every rank's facts are in: host names where
@@ -369,7 +396,8 @@ static int hier_gather_rest(mca_coll_hier_module_t *module, struct ompi_communic
                             const int64_t *facts, const char **why)
 {
     const int size = ompi_comm_size(comm);
-    int *nodes = malloc(2 * size * sizeof(*nodes)), *world_ranks = nodes + size, rc = OMPI_SUCCESS;
+    int *nodes = malloc(3 * size * sizeof(*nodes)), *world_ranks = nodes + size, *sockets = nodes + 2 * size;
+    int rc = OMPI_SUCCESS;
     int64_t *hashes = malloc(size * sizeof(*hashes));
     char *names = NULL;
 
@@ -387,6 +415,7 @@ static int hier_gather_rest(mca_coll_hier_module_t *module, struct ompi_communic
         world_ranks[i] = (int) of_rank[1];
         module->job_nodes[i] = (int) of_rank[2];
         hashes[i] = of_rank[3];
+        sockets[i] = (int) of_rank[4];
     }
     if (hier_settings_wants_host_names(mca_coll_hier_component.settings)) {
         rc = hier_gather_host_names(module, comm, hier_settings_wants_host_names(mca_coll_hier_component.settings),
@@ -394,7 +423,7 @@ static int hier_gather_rest(mca_coll_hier_module_t *module, struct ompi_communic
         *why = OMPI_SUCCESS == rc ? NULL : "gathering the host names failed";
     }
     if (OMPI_SUCCESS == rc) {
-        rc = hier_create_topology(module, comm, nodes, names, world_ranks, hashes, why);
+        rc = hier_create_topology(module, comm, nodes, sockets, names, world_ranks, hashes, why);
     }
     free(names);
     free(nodes);

@@ -242,6 +242,9 @@ std::unique_ptr<Communicator> Communicator::create(const hier_comm_input_t &inpu
     LinkCostSpec costs = settings.link_costs();
     costs.switch_clusters = switch_source(settings.cluster_map_kind());
     Topology topology(nodes, cluster_of_node, torus_dims);
+    if (input.socket_of_rank) {
+        topology.set_sockets(std::vector<int>(input.socket_of_rank, input.socket_of_rank + input.size));
+    }
     if (costs.probe && input.node_latency) {
         const auto n = size_t(topology.node_count());
         apply_probe(&costs, std::vector<double>(input.node_latency, input.node_latency + n * n), cluster_of_node,
@@ -426,12 +429,15 @@ void Communicator::describe(hier_op_t op, int window, std::string *reason) const
     }
 }
 
-// "size 10, 4 nodes", "size 9, 9 nodes, 2 clusters", "size 16, 1 nodes, torus 4x4"
+// "size 10, 4 nodes", "size 8, 2 nodes, 4 sockets", "size 9, 9 nodes, 2 clusters", "size 16, 1 nodes, torus 4x4"
 std::string Communicator::where() const
 {
     const int clusters = topology_.cluster_count();
     std::string text = "size " + std::to_string(topology_.size()) + ", " + std::to_string(topology_.node_count()) +
                        " nodes";
+    if (topology_.has_sockets()) {
+        text += ", " + std::to_string(topology_.socket_count()) + " sockets";
+    }
     if (clusters > 1) {
         text += ", " + std::to_string(clusters) + " clusters";
     }

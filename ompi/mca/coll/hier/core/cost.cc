@@ -22,9 +22,9 @@ Costs::Costs(std::vector<int> unit_of_rank, int units, std::vector<double> matri
 }
 
 Costs::Costs(std::vector<int> node_of_rank, std::vector<int> cluster_of_node, const Torus *torus_of_nodes,
-             std::string source)
+             std::string source, std::vector<int> node_of_unit)
     : unit_(std::move(node_of_rank)), units_(static_cast<int>(cluster_of_node.size())), levels_(true),
-      cluster_(std::move(cluster_of_node)), source_(std::move(source))
+      cluster_(std::move(cluster_of_node)), node_of_unit_(std::move(node_of_unit)), source_(std::move(source))
 {
     if (!torus_of_nodes) {
         return;
@@ -71,19 +71,30 @@ std::vector<int> node_units(const Topology &topology)
 
 // Two processes of one node cost kSameNodeCost, of one cluster
 // kSameClusterCost (more per hop beyond the first on a torus of nodes), of
-// two clusters kOtherClusterCost. Up to kMaxLocalityMatrixNodes nodes, an
-// N x N matrix of them (a lookup, where the embeddings ask O(N^2 log N)
-// times); beyond, levels computed when asked (Costs::level, the same
-// values): the matrix would be 8 MiB for 1,024 nodes, 2 GiB for a torus of
-// 16,384, made for every communicator.
+// two clusters kOtherClusterCost; where a node has several sockets, the
+// units are sockets, and two of one node cost kOtherSocketCost. Up to
+// kMaxLocalityMatrixNodes units, an N x N matrix of them (a lookup, where
+// the embeddings ask O(N^2 log N) times); beyond, levels computed when asked
+// (Costs::level, the same values): the matrix would be 8 MiB for 1,024
+// nodes, 2 GiB for a torus of 16,384, made for every communicator.
 Costs locality_costs(const Topology &topology)
 {
-    const int n = topology.node_count();
-    std::vector<int> cluster_of_node(size_t(n), 0);
+    // Without sockets, socket_of is node_of: units are nodes, as before.
+    const int n = topology.socket_count();
+    std::vector<int> unit_of_rank(size_t(topology.size()));
+    std::vector<int> cluster_of_unit(size_t(n), 0);
+    std::vector<int> node_of_unit(topology.has_sockets() ? size_t(n) : 0);
     for (int rank = 0; rank < topology.size(); ++rank) {
-        cluster_of_node[topology.node_of(rank)] = topology.cluster_of(rank);
+        const int unit = topology.socket_of(rank);
+        unit_of_rank[size_t(rank)] = unit;
+        cluster_of_unit[size_t(unit)] = topology.cluster_of(rank);
+        if (!node_of_unit.empty()) {
+            node_of_unit[size_t(unit)] = topology.node_of(rank);
+        }
     }
-    Costs levels(node_units(topology), std::move(cluster_of_node), topology.torus_of_nodes(), kLocalityKeyword);
+    // A torus of nodes has one rank per node, so no sockets to mix with it.
+    Costs levels(unit_of_rank, std::move(cluster_of_unit), topology.torus_of_nodes(), kLocalityKeyword,
+                 std::move(node_of_unit));
     if (n > kMaxLocalityMatrixNodes) {
         return levels;
     }
@@ -93,7 +104,7 @@ Costs locality_costs(const Topology &topology)
             matrix[size_t(a) * n + b] = levels.level(a, b);
         }
     }
-    return Costs(node_units(topology), n, std::move(matrix), kLocalityKeyword);
+    return Costs(std::move(unit_of_rank), n, std::move(matrix), kLocalityKeyword);
 }
 
 Costs probe_costs(const Topology &topology, const std::vector<double> &node_latency)

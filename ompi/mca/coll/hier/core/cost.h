@@ -13,7 +13,9 @@
 //
 // Sources:
 //   locality   levels from the topology hier knows: two processes of one
-//              node cost kSameNodeCost, of one cluster kSameClusterCost,
+//              socket (of one node, where sockets are not known) cost
+//              kSameNodeCost, of two sockets of one node kOtherSocketCost,
+//              of one cluster kSameClusterCost,
 //              of different clusters kOtherClusterCost (the default); on a
 //              torus of nodes, two nodes h hops apart cost kSameClusterCost
 //              (1 + kTorusHopShare (h - 1)), so that an embedding seeks
@@ -37,6 +39,10 @@ namespace hier {
 class Topology;
 
 constexpr double kSameNodeCost = 1;
+// Shared memory between sockets crosses the link between them (UPI,
+// Infinity Fabric): about twice the latency within one, still far below
+// the network's.
+constexpr double kOtherSocketCost = 2;
 constexpr double kSameClusterCost = 10;
 constexpr double kOtherClusterCost = 100;
 constexpr double kProbeSameNodeShare = 0.1;
@@ -69,8 +75,9 @@ public:
     Costs(std::vector<int> unit_of_rank, int units, std::vector<double> matrix, std::string source);
     // Locality's levels over nodes (locality_costs): the cluster of each
     // node, and the torus when its positions are the nodes (else nullptr).
+    // With node_of_unit, the units are sockets: the node of each.
     Costs(std::vector<int> node_of_rank, std::vector<int> cluster_of_node, const Torus *torus_of_nodes,
-          std::string source);
+          std::string source, std::vector<int> node_of_unit = {});
     // Every rank its own unit (tests and tools).
     static Costs from_matrix(const CostMatrix &matrix, std::string source = "matrix");
 
@@ -87,11 +94,15 @@ public:
     // "locality", "probe" or "file:PATH".
     const std::string &source() const { return source_; }
 
-    // Locality's cost between two ranks on nodes a and b (levels only).
+    // Locality's cost between two ranks on units (nodes, or sockets) a and b
+    // (levels only).
     double level(int a, int b) const
     {
         if (a == b) {
             return kSameNodeCost;
+        }
+        if (!node_of_unit_.empty() && node_of_unit_[size_t(a)] == node_of_unit_[size_t(b)]) {
+            return kOtherSocketCost;
         }
         if (cluster_[size_t(a)] != cluster_[size_t(b)]) {
             return kOtherClusterCost;
@@ -119,7 +130,8 @@ private:
     int units_;
     std::vector<double> matrix_;
     bool levels_ = false;                 // locality's levels instead of matrix_
-    std::vector<int> cluster_;            // levels: per unit (node)
+    std::vector<int> cluster_;            // levels: per unit (node, or socket)
+    std::vector<int> node_of_unit_;       // levels over sockets: per unit; else empty
     // levels on a torus of nodes (else torus_dims_ = 0): each node's
     // coordinates, and per dimension of size n the hops for a difference of
     // coordinates d in (-n, n) at ring_hops_[ring_at_[dim] + d].

@@ -140,6 +140,9 @@ const char *hier_settings_problem(const hier_settings_t *settings, int index, in
 const char *hier_settings_unusable(const hier_settings_t *settings);
 /* With a node map: 1 and *node, the node of world_rank; else 0. */
 int hier_settings_node_map(const hier_settings_t *settings, int world_rank, int *node);
+/* With a node map that writes sockets ("2+2,4"): 1 and *socket, the map's
+ * socket of world_rank; else 0. */
+int hier_settings_socket_map(const hier_settings_t *settings, int world_rank, int *socket);
 /* What the glue gathers into host_names (hier_comm_input_t) for the
  * cluster map: nothing (0), every rank's host name (host patterns, a
  * topology.conf), or its "SLURM_TOPOLOGY_ADDR\nSLURM_TOPOLOGY_ADDR_PATTERN"
@@ -197,6 +200,10 @@ typedef struct hier_comm_input {
     /* node_of_rank[i]: any integer naming the node of rank i (equal values =
      * same node); with a node map, the map's node. Required. */
     const int *node_of_rank;
+    /* socket_of_rank[i]: any integer naming rank i's socket on its node
+     * (equal values on one node = same socket); a negative value anywhere
+     * (a rank not bound) or NULL: no socket level, each node one socket. */
+    const int *socket_of_rank;
     /* Clusters by rank (any integer naming rank i's cluster), overriding the
      * settings' cluster map; NULL: from the settings. */
     const int *cluster_of_rank;

@@ -181,7 +181,8 @@ void Settings::parse_maps(const hier_settings_input_t &input)
     std::string node_map_error;
     if (!node_map.empty()) {
         std::string error;
-        std::vector<int> nodes = parse_node_map(node_map, input.world_size, &error);
+        std::vector<int> sockets;
+        std::vector<int> nodes = parse_node_map(node_map, input.world_size, &error, &sockets);
         if (error.empty() && cluster_map_kind_ == HIER_CLUSTER_MAP_COUNTS) {
             // Nodes are numbered 0, 1, ... in rank order: the last rank's is the largest.
             error = counts_error;
@@ -198,6 +199,7 @@ void Settings::parse_maps(const hier_settings_input_t &input)
         } else {
             node_map_nodes_ = nodes.back() + 1;
             node_of_world_rank_ = std::move(nodes);
+            socket_of_world_rank_ = std::move(sockets);
         }
     }
     const std::string &cluster_error = hosts_error.empty() ? counts_error : hosts_error;
@@ -258,14 +260,28 @@ const char *hier_settings_unusable(const hier_settings_t *settings)
     return settings->settings.unusable();
 }
 
-int hier_settings_node_map(const hier_settings_t *settings, int world_rank, int *node)
+namespace {
+
+// The map's entry of world_rank: 1 and *value, or 0 without one.
+int map_entry(const std::vector<int> &map, int world_rank, int *value)
 {
-    const std::vector<int> &nodes = settings->settings.node_of_world_rank();
-    if (world_rank < 0 || size_t(world_rank) >= nodes.size()) {
+    if (world_rank < 0 || size_t(world_rank) >= map.size()) {
         return 0;
     }
-    *node = nodes[size_t(world_rank)];
+    *value = map[size_t(world_rank)];
     return 1;
+}
+
+} // namespace
+
+int hier_settings_node_map(const hier_settings_t *settings, int world_rank, int *node)
+{
+    return map_entry(settings->settings.node_of_world_rank(), world_rank, node);
+}
+
+int hier_settings_socket_map(const hier_settings_t *settings, int world_rank, int *socket)
+{
+    return map_entry(settings->settings.socket_of_world_rank(), world_rank, socket);
 }
 
 int hier_settings_wants_host_names(const hier_settings_t *settings)

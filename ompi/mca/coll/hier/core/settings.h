@@ -54,6 +54,8 @@ public:
     // none given), the map's node count and, with a cluster map of counts,
     // each of its nodes' cluster.
     const std::vector<int> &node_of_world_rank() const { return node_of_world_rank_; }
+    // Its sockets ("2+2,4"): the socket of every rank (empty: none written).
+    const std::vector<int> &socket_of_world_rank() const { return socket_of_world_rank_; }
     int node_map_nodes() const { return node_map_nodes_; }
     const std::vector<int> &cluster_of_map_node() const { return cluster_of_map_node_; }
 
@@ -101,6 +103,7 @@ private:
     std::string unusable_;
     std::string unusable_line_;
     std::vector<int> node_of_world_rank_;
+    std::vector<int> socket_of_world_rank_;
     int node_map_nodes_ = 0;
     std::vector<int> cluster_of_map_node_;
     hier_cluster_map_kind_t cluster_map_kind_ = HIER_CLUSTER_MAP_NONE;

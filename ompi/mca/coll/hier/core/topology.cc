@@ -14,6 +14,7 @@
 #include <functional>
 #include <numeric>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <unordered_map>
 
@@ -25,10 +26,11 @@ namespace {
 
 // Groups ranks by name: groups are numbered 0, 1, ... in the order their
 // lowest rank appears; group[r] is rank r's, index[r] its position in it.
-void group_ranks(const std::vector<int> &name_of_rank, std::vector<int> &group, std::vector<int> &index,
+template <typename Name>
+void group_ranks(const std::vector<Name> &name_of_rank, std::vector<int> &group, std::vector<int> &index,
                  std::vector<std::vector<int>> &members)
 {
-    std::unordered_map<int, int> dense;
+    std::unordered_map<Name, int> dense;
     for (size_t rank = 0; rank < name_of_rank.size(); ++rank) {
         auto inserted = dense.emplace(name_of_rank[rank], static_cast<int>(members.size()));
         if (inserted.second) {
@@ -88,11 +90,42 @@ int Topology::largest_node_size() const
     return largest;
 }
 
+void Topology::set_sockets(const std::vector<int> &name_of_rank)
+{
+    socket_.clear();
+    socket_members_.clear();
+    if (name_of_rank.size() != node_.size() ||
+        std::any_of(name_of_rank.begin(), name_of_rank.end(), [](int name) { return name < 0; })) {
+        return;
+    }
+    // A name is a socket within its node: the pair is the key.
+    std::vector<long long> key(node_.size());
+    for (size_t rank = 0; rank < node_.size(); ++rank) {
+        key[rank] = (static_cast<long long>(node_[rank]) << 32) | static_cast<unsigned>(name_of_rank[rank]);
+    }
+    std::vector<int> index(node_.size());
+    socket_.resize(node_.size());
+    group_ranks(key, socket_, index, socket_members_);
+}
+
 std::string Topology::describe() const
 {
     std::ostringstream out;
     for (int node = 0; node < node_count(); ++node) {
-        out << (node ? "," : "") << node_size(node);
+        out << (node ? "," : "");
+        if (!has_sockets()) {
+            out << node_size(node);
+            continue;
+        }
+        std::vector<int> sockets;  // the node's, in the order their lowest rank appears
+        for (int rank : members(node)) {
+            if (std::find(sockets.begin(), sockets.end(), socket_of(rank)) == sockets.end()) {
+                sockets.push_back(socket_of(rank));
+            }
+        }
+        for (size_t i = 0; i < sockets.size(); ++i) {
+            out << (i ? "+" : "") << socket_members_[size_t(sockets[i])].size();
+        }
     }
     return out.str();
 }
@@ -131,25 +164,35 @@ struct SizeList {
 };
 
 // Parses "a,b,c": the sizes, or an empty vector and one line in *error when
-// a field is not a positive integer.
-std::vector<int> parse_sizes(const SizeList &list, const std::string &text, std::string *error)
+// a field is not a positive integer. With opens_group, '+' separates sizes
+// too ("2+2,3": a group of parts), and (*opens_group)[i] says whether size
+// i starts a group (follows a ',' or starts the text).
+std::vector<int> parse_sizes(const SizeList &list, const std::string &text, std::string *error,
+                             std::vector<bool> *opens_group = nullptr)
 {
     const std::string prefix = std::string(list.parameter) + " \"" + text + "\" ";
     const std::string suffix = std::string("; expected ") + list.form;
-    if (text.empty() || text.back() == ',') {
+    const char *const separators = opens_group ? ",+" : ",";
+    if (text.empty() || std::strchr(separators, text.back())) {
         *error = prefix + "has an empty field" + suffix;
         return {};
     }
     std::vector<int> sizes;
-    std::istringstream fields(text);
-    std::string field;
-    while (std::getline(fields, field, ',')) {
+    bool opens = true;
+    for (size_t start = 0; start <= text.size();) {
+        const size_t end = std::min(text.find_first_of(separators, start), text.size());
+        const std::string field = text.substr(start, end - start);
         long size = 0;
         if (!parse_size(field, &size)) {
             *error = prefix + "has \"" + field + "\", which is not a positive integer" + suffix;
             return {};
         }
         sizes.push_back(static_cast<int>(size));
+        if (opens_group) {
+            opens_group->push_back(opens);
+        }
+        opens = end < text.size() && text[end] == ',';
+        start = end + 1;
     }
     return sizes;
 }
@@ -186,16 +229,30 @@ std::vector<int> parse_size_list(const SizeList &list, const std::string &text, 
 }
 
 const SizeList kNodeMap{"coll_hier_node_map", "ranks",
-                        "node sizes for consecutive ranks, e.g. \"4,3,2,1\""};
+                        "node sizes for consecutive ranks, e.g. \"4,3,2,1\" (a node's sockets joined by +: "
+                        "\"2+2,3,2,1\")"};
 const SizeList kClusterMap{"coll_hier_cluster_map", "nodes",
                            "cluster sizes in nodes, nodes in the order of their lowest rank, e.g. \"3,6\"; "
                            "or host patterns, e.g. \"nancy:cvn[1-3];rennes:cvn[4-9]\"; or \"probe\""};
 
 } // namespace
 
-std::vector<int> parse_node_map(const std::string &text, int size, std::string *error)
+std::vector<int> parse_node_map(const std::string &text, int size, std::string *error,
+                                std::vector<int> *socket_of_rank)
 {
-    return parse_size_list(kNodeMap, text, size, error);
+    // Sockets are the groups of ranks the sizes give; nodes gather them.
+    std::vector<bool> opens_node;
+    const std::vector<int> sockets = parse_sizes(kNodeMap, text, error, &opens_node);
+    std::vector<int> socket = sockets.empty() ? std::vector<int>() : group_sizes(kNodeMap, text, sockets, size, error);
+    std::vector<int> node(socket.size());
+    for (size_t rank = 0, nodes = 0; rank < socket.size(); ++rank) {
+        nodes += opens_node[size_t(socket[rank])] && (rank == 0 || socket[rank] != socket[rank - 1]) ? 1 : 0;
+        node[rank] = static_cast<int>(nodes) - 1;
+    }
+    if (socket_of_rank && text.find('+') != std::string::npos) {
+        *socket_of_rank = std::move(socket);
+    }
+    return node;
 }
 
 std::vector<int> clusters_from_latency(const std::vector<double> &latency)

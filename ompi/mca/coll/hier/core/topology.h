@@ -64,13 +64,25 @@ public:
     int cluster_index(int rank) const { return cluster_index_[rank]; }
     const std::vector<int> &cluster_members(int cluster) const { return cluster_members_[cluster]; }
 
+    // Sockets inside nodes (Open MPI's locality, or a node map's "2+2"),
+    // numbered 0..S-1 in the order their lowest rank appears. name_of_rank
+    // names each rank's socket (equal names on one node: one socket); empty,
+    // or a negative name anywhere (a rank not bound): each node one socket,
+    // as without. Set before costs are asked for: locality's use them.
+    void set_sockets(const std::vector<int> &name_of_rank);
+    // Whether some node has more than one socket: else sockets change nothing.
+    bool has_sockets() const { return socket_count() > node_count(); }
+    int socket_count() const { return socket_members_.empty() ? node_count() : int(socket_members_.size()); }
+    int socket_of(int rank) const { return socket_.empty() ? node_[rank] : socket_[rank]; }
+
     // The torus, or nullptr.
     const Torus *torus() const { return torus_ ? &*torus_ : nullptr; }
     // The torus when its positions are nodes (one rank per node), so that it
     // is the network's shape: node n is rank n. Else nullptr.
     const Torus *torus_of_nodes() const { return node_count() == size() ? torus() : nullptr; }
 
-    // "4,3,2,1 over 10 ranks" style description, for messages and tools.
+    // "4,3,2,1 over 10 ranks" style description, for messages and tools; a
+    // node with sockets as their sizes joined by '+' ("2+2,3,2,1").
     std::string describe() const;
 
     // Costs between ranks (cost.h): locality's unless set.
@@ -84,14 +96,20 @@ private:
     std::vector<int> cluster_;
     std::vector<int> cluster_index_;
     std::vector<std::vector<int>> cluster_members_;
+    std::vector<int> socket_;  // empty: each node one socket
+    std::vector<std::vector<int>> socket_members_;
     mutable std::shared_ptr<const Costs> costs_;
     std::optional<Torus> torus_;
 };
 
 // Parses a node map, "4,3,2,1": node sizes for consecutive ranks, which must
-// sum to size. Returns the node of each rank, or an empty vector and one line
-// in *error naming the parameter and the expected form.
-std::vector<int> parse_node_map(const std::string &text, int size, std::string *error);
+// sum to size; a node may be written as its sockets' sizes joined by '+'
+// ("2+2,3,2,1"). Returns the node of each rank, or an empty vector and one
+// line in *error naming the parameter and the expected form. socket_of_rank,
+// if given, gets each rank's socket (numbered over the map) when the map
+// writes any socket, else is left empty.
+std::vector<int> parse_node_map(const std::string &text, int size, std::string *error,
+                                std::vector<int> *socket_of_rank = nullptr);
 
 // Clusters from measured one-way latencies between nodes (latency[a * n + b],
 // n nodes): the pairs sorted by latency are cut at the largest ratio between
