@@ -7,14 +7,16 @@
  * $HEADER$
  */
 /*
- * coll/hier per-call entry, shared by the collectives: one question to the
- * core's communicator (hier_comm_decide) answers whether this call runs a
- * schedule or falls back, with what window and as which call of a trial;
- * and rank 0 renders and prints the verbose line of the decision. A
- * nonblocking or persistent call asks without waiting for the other ranks:
- * the first one starts gathering the topology (coll_hier_topology.c), which
- * the first blocking collective completes; until then they fall back. It
- * never joins a trial.
+ * coll/hier: the way of every blocking call, whatever the collective (its
+ * descriptor says what differs): the topology gathered at the
+ * communicator's first call (coll_hier_topology.c), one question to the
+ * core's communicator (hier_comm_decide: a schedule or the fallback, with
+ * what window and as which call of a trial), the trial's clock around the
+ * call (coll_hier_measure.c), the run over the PML (coll_hier_transport.c)
+ * or Open MPI's own. Also the question of a nonblocking or persistent call,
+ * which never waits for the other ranks and never joins a trial
+ * (coll_hier_request.c asks it once the topology is known), and rank 0's
+ * verbose line of each decision.
  */
 #include "coll_hier.h"
 
