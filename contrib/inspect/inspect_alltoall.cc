@@ -203,7 +203,8 @@ int alltoall(const Arguments &all_args)
     }
     print_machines(comparison, topology);
     const bool sockets = topology.has_sockets();
-    std::printf("  %-22s %6s  %-18s %-26s", "schedule", "rounds", sockets ? "messages n/net/bb/sock" : "messages n/net/bb",
+    const char *const messages = sockets ? "messages n/net/bb/sock" : "messages n/net/bb";
+    std::printf("  %-22s %6s  %-18s %-26s", "schedule", "rounds", messages,
                 sockets ? "bytes n/net/bb/sock" : "bytes n/net/bb");
     for (size_t m = 0; m < comparison.machines.size(); ++m) {
         std::printf(" %10s", ("M" + std::to_string(m + 1)).c_str());

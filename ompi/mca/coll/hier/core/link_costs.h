@@ -91,7 +91,10 @@ struct LinkCostSpec {
     // Per message, with every rank busy: within a node, between nodes (the
     // backbone's too: the cost is the CPU's, not the link's); -1: not measured.
     double measured_message[kBackboneLink] = {-1, -1};
-    bool any_given() const { return given[kNodeLink] || given[kNetworkLink] || given[kBackboneLink] || given[kSocketLink]; }
+    bool any_given() const
+    {
+        return given[kNodeLink] || given[kNetworkLink] || given[kBackboneLink] || given[kSocketLink];
+    }
 };
 
 // Parses coll_hier_link_costs: "" (every class unknown) or comma-separated
