@@ -58,7 +58,8 @@ const Command kCommands[] = {
     {"alltoall", "alltoall NODE_SIZES [--clusters SIZES] [--torus DIMS] [--costs LINK_COSTS] [--bytes B [--exact]] "
      "[--window W] [--share K]",
      "every alltoall schedule that applies and Open MPI's own: rounds, messages and bytes per link class "
-     "(node/network/backbone), the time the model predicts on each machine the link costs allow "
+     "(node/network/backbone, /socket where nodes have sockets), the time the model predicts on each machine "
+     "the link costs allow "
      "(coll_hier_link_costs syntax; default: unknown), and what auto picks; --torus DIMS (one rank per node): "
      "messages between nodes take the torus's links, dimension by dimension; --exact models B itself, not its "
      "size class's middle; --share K: the CPU time of the model's work on the largest share when K ranks share it",

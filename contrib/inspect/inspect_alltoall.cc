@@ -36,24 +36,25 @@ const char *const kUsage =
     "--costs node=1us:40Gbit/s,network=50us:200Mbit/s "
     "--bytes 65536";
 
-std::string per_class(const Prediction &p, bool bytes)
+// node/network/backbone, and /socket where the node map has sockets.
+std::string per_class(const Prediction &p, bool bytes, bool sockets)
 {
     std::string text;
-    for (int c = 0; c < kLinkClasses; ++c) {
+    for (int c = 0; c < (sockets ? kLinkClasses : kSocketLink); ++c) {
         text += (c ? "/" : "") + std::to_string(bytes ? p.traffic[c].bytes : p.traffic[c].messages);
     }
     return text;
 }
 
-void print_row(const Contender &contender, const std::string &label)
+void print_row(const Contender &contender, const std::string &label, bool sockets)
 {
     if (contender.predictions.empty()) {  // a row the scale model does not predict
         std::printf("  %-22s not modelled\n", label.c_str());
         return;
     }
     const Prediction &first = contender.predictions[0];
-    std::printf("  %-22s %6zu  %-18s %-26s", label.c_str(), first.rounds, per_class(first, false).c_str(),
-                per_class(first, true).c_str());
+    std::printf("  %-22s %6zu  %-18s %-26s", label.c_str(), first.rounds, per_class(first, false, sockets).c_str(),
+                per_class(first, true, sockets).c_str());
     for (const Prediction &p : contender.predictions) {
         std::printf(" %10s", p.error.empty() ? format_seconds(p.seconds, " ").c_str() : "-");
     }
@@ -68,10 +69,16 @@ void print_machines(const Comparison &comparison, const Topology &topology)
 {
     const char *source = comparison.machines.size() == 1 ? "given" : "the classes not given at their corner values";
     std::printf("machines (%s):\n", source);
-    const int classes = topology.cluster_count() > 1 ? kLinkClasses : kBackboneLink;
+    std::vector<int> classes = {kNodeLink, kNetworkLink};
+    if (topology.cluster_count() > 1) {
+        classes.push_back(kBackboneLink);
+    }
+    if (topology.has_sockets()) {
+        classes.push_back(kSocketLink);
+    }
     for (size_t m = 0; m < comparison.machines.size(); ++m) {
         std::printf("  M%zu:", m + 1);
-        for (int c = 0; c < classes; ++c) {
+        for (const int c : classes) {
             std::printf("%s %s %s", c ? "," : "", link_class_name(c), describe(comparison.machines[m].link[c]).c_str());
         }
         if (topology.torus_of_nodes()) {
@@ -195,15 +202,18 @@ int alltoall(const Arguments &all_args)
         return 0;
     }
     print_machines(comparison, topology);
-    std::printf("  %-22s %6s  %-18s %-26s", "schedule", "rounds", "messages n/net/bb", "bytes n/net/bb");
+    const bool sockets = topology.has_sockets();
+    const char *const messages = sockets ? "messages n/net/bb/sock" : "messages n/net/bb";
+    std::printf("  %-22s %6s  %-18s %-26s", "schedule", "rounds", messages,
+                sockets ? "bytes n/net/bb/sock" : "bytes n/net/bb");
     for (size_t m = 0; m < comparison.machines.size(); ++m) {
         std::printf(" %10s", ("M" + std::to_string(m + 1)).c_str());
     }
     std::printf("   worst vs Open MPI\n");
-    print_row(comparison.open_mpi, std::string("open-mpi(") + comparison.open_mpi.name + ")");
+    print_row(comparison.open_mpi, std::string("open-mpi(") + comparison.open_mpi.name + ")", sockets);
     std::string unfit;
     for (const Contender &row : comparison.rows) {
-        print_row(row, row.name);
+        print_row(row, row.name, sockets);
     }
     for (const Algorithm *algorithm : algorithms_for(HIER_OP_ALLTOALL)) {
         if (const char *why = algorithm->unfit(topology)) {

@@ -258,6 +258,83 @@ TEST(Model, WindowLetsIndependentRoundsOverlap)
     EXPECT_NEAR(wide, ts + (p - 1) * tw * m, 1e-12);
 }
 
+// Ranks by a node map with sockets ("2+2,2+2"), as coll_hier_node_map gives them.
+Topology with_sockets(const std::string &node_map, int size)
+{
+    std::string error;
+    std::vector<int> sockets;
+    Topology topology(parse_node_map(node_map, size, &error, &sockets));
+    EXPECT_EQ(error, "");
+    topology.set_sockets(sockets);
+    return topology;
+}
+
+TEST(Model, AMessageBetweenSocketsTakesTheSocketClassAndTheLinkBetweenThem)
+{
+    // One node of two sockets, one rank on each; shared memory is free. One
+    // message of m bytes: the sender's overhead, m at the link's bandwidth,
+    // the socket's latency, the receiver's overhead. Both ways at once share
+    // the one link: each at half its bandwidth.
+    const double latency = 3e-6, overhead = 1e-6, bandwidth = 1e9;
+    LinkCosts costs = textbook(ts, tw);
+    costs.link[kSocketLink] = LinkClass{latency, bandwidth, overhead, std::numeric_limits<size_t>::max()};
+    const Topology topology = with_sockets("1+1", 2);
+    ASSERT_TRUE(topology.has_sockets());
+    const Prediction one = predict_time(topology, one_round(2, {{0, 1, 1}}), m, 1, costs);
+    ASSERT_EQ(one.error, "");
+    EXPECT_NEAR(one.seconds, overhead + m / bandwidth + latency + overhead, 1e-15);
+    EXPECT_EQ(one.traffic[kSocketLink].messages, 1u);
+    EXPECT_EQ(one.traffic[kNodeLink].messages, 0u);
+    const Prediction both = predict_time(topology, one_round(2, {{0, 1, 1}, {1, 0, 1}}), m, 1, costs);
+    EXPECT_NEAR(both.seconds, overhead + 2 * m / bandwidth + latency + overhead, 1e-15);
+    // The same pair on one socket takes the node class: free here.
+    EXPECT_NEAR(predict_time(Topology({0, 0}), one_round(2, {{0, 1, 1}}), m, 1, costs).seconds, 0, 1e-15);
+    // The link is a further limit: a memory slower than it bounds the message.
+    costs.link[kNodeLink].bandwidth = bandwidth / 4;
+    EXPECT_NEAR(predict_time(topology, one_round(2, {{0, 1, 1}}), m, 1, costs).seconds,
+                overhead + 4 * m / bandwidth + latency + overhead, 1e-15);
+}
+
+TEST(Model, AlltoallOnTwoSocketsPerNodeDiffersFromOneAsTheClassesSay)
+{
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("node=0.5us:40Gbit/s,network=20us:10Gbit/s", &spec, &error)) << error;
+    LinkCosts costs = cost_corners(spec, false).front();
+    const Topology sockets = with_sockets("2+2,2+2", 8), nodes = Topology::from_node_sizes({4, 4});
+    auto alltoall = [&](const Topology &topology, size_t block) {
+        return predict_time(topology, test::build_all(build_tuned_linear_alltoall, topology), block, 1, costs);
+    };
+    // Each rank has one peer on its socket, two on the other socket of its
+    // node, four on the other node.
+    const Prediction split = alltoall(sockets, 64), whole = alltoall(nodes, 64);
+    EXPECT_EQ(split.traffic[kNodeLink].messages, 8u);
+    EXPECT_EQ(split.traffic[kSocketLink].messages, 16u);
+    EXPECT_EQ(split.traffic[kNetworkLink].messages, 32u);
+    EXPECT_EQ(whole.traffic[kNodeLink].messages, 24u);
+    EXPECT_EQ(whole.traffic[kSocketLink].messages, 0u);
+    // Not given: the node's bandwidth at twice its latency. Here the
+    // network's 20 us hide it; on one node the small blocks pay it.
+    EXPECT_DOUBLE_EQ(costs.link[kSocketLink].latency, 2 * costs.link[kNodeLink].latency);
+    EXPECT_GE(split.seconds, whole.seconds);
+    EXPECT_GT(alltoall(with_sockets("2+2", 4), 64).seconds, alltoall(Topology::from_node_sizes({4}), 64).seconds);
+    for (size_t block : {size_t(64), size_t(1) << 20}) {
+        costs.link[kSocketLink] = costs.link[kNodeLink];  // a socket class like the node's: no difference
+        const double one_socket = alltoall(nodes, block).seconds;
+        EXPECT_NEAR(alltoall(sockets, block).seconds, one_socket, one_socket * 1e-12) << block;
+        // A narrow link, the node's memory over 32: the large blocks wait
+        // for its 8 MiB per node at 5/32 GB/s, 4 times as long as the NIC's
+        // 16 MiB at 1.25 GB/s.
+        costs.link[kSocketLink].bandwidth /= 32;
+        EXPECT_EQ(alltoall(nodes, block).seconds, one_socket) << block;  // without sockets never read
+        const double narrow = alltoall(sockets, block).seconds;
+        EXPECT_GE(narrow, one_socket) << block;
+        if (block > 64) {
+            EXPECT_GT(narrow, 3 * one_socket) << block;
+        }
+    }
+}
+
 TEST(LinkCosts, ParsesTheDocumentedForm)
 {
     LinkCostSpec spec;
@@ -287,6 +364,40 @@ TEST(LinkCosts, ParsesTheDocumentedForm)
     EXPECT_FALSE(spec.any_given());
     EXPECT_EQ(cost_corners(spec, false).size(), 2u);
     EXPECT_EQ(cost_corners(spec, true).size(), 4u);
+}
+
+TEST(LinkCosts, TheSocketClassParsesOrFollowsTheNodeClass)
+{
+    LinkCostSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_link_costs("node=1us:40Gbit/s,socket=3us:20Gbit/s:1us", &spec, &error)) << error;
+    EXPECT_TRUE(spec.given[kSocketLink]);
+    EXPECT_FALSE(spec.given[kNetworkLink]);
+    for (const LinkCosts &machine : cost_corners(spec, false)) {
+        EXPECT_EQ(describe(machine.link[kSocketLink]), "3us:20Gbit/s:1us");
+        EXPECT_EQ(machine.link[kSocketLink].eager_limit, machine.link[kNodeLink].eager_limit);  // vader's
+    }
+    ASSERT_TRUE(parse_link_costs("socket=3us:20Gbit/s", &spec, &error)) << error;
+    EXPECT_TRUE(spec.any_given());
+    EXPECT_DOUBLE_EQ(spec.costs.link[kSocketLink].overhead, 0.2e-6);  // shared memory's default
+    // Not given: each machine's node class at twice its latency, and no
+    // corners of its own: auto weighs as many machines as without sockets.
+    for (const char *text : {"", "node=1us:40Gbit/s:3us", "probe"}) {
+        ASSERT_TRUE(parse_link_costs(text, &spec, &error)) << error;
+        const double probed[kBackboneLink] = {5e-6, 60e-6};
+        if (spec.probe) {
+            apply_message_probe(&spec, probed);  // the node's probed overhead: the socket's too
+        }
+        const std::vector<LinkCosts> machines = cost_corners(spec, true);
+        EXPECT_EQ(machines.size(), 4u) << text;  // node 1, network 2, backbone 2
+        for (const LinkCosts &machine : machines) {
+            const LinkClass &node = machine.link[kNodeLink], &socket = machine.link[kSocketLink];
+            EXPECT_DOUBLE_EQ(socket.latency, kSocketLatencyFactor * node.latency) << text;
+            EXPECT_DOUBLE_EQ(socket.bandwidth, node.bandwidth) << text;
+            EXPECT_DOUBLE_EQ(socket.overhead, node.overhead) << text;
+            EXPECT_DOUBLE_EQ(socket.overhead, spec.probe ? 5e-6 : spec.given[kNodeLink] ? 3e-6 : 0.2e-6) << text;
+        }
+    }
 }
 
 TEST(LinkCosts, ProbedLatenciesReplaceTheCornersOfClassesNotGiven)
@@ -447,7 +558,8 @@ TEST(LinkCosts, BadValuesGiveOneLineNamingTheParameterAndTheForm)
                             "network=1us:1Gbit/s:1us:1us", "network=-1us:1Gbit/s", "hop=7", "hop=1us,hop=2us",
                             "hop=1us:1Gbit/s", "oversubscription=0", "oversubscription=x", "oversubscription=4:2",
                             "oversubscription=-4", "oversubscription=4,oversubscription=2",
-                            "oversubscription=4,backbone=5ms:1Gbit/s", "backbone=5ms:1Gbit/s,oversubscription=4"}) {
+                            "oversubscription=4,backbone=5ms:1Gbit/s", "backbone=5ms:1Gbit/s,oversubscription=4",
+                            "socket=1us", "socket=1us:1Gbit/s,socket=2us:1Gbit/s", "sockets=1us:1Gbit/s"}) {
         LinkCostSpec spec;
         std::string error;
         EXPECT_FALSE(parse_link_costs(bad, &spec, &error)) << bad;

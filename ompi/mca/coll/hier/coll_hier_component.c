@@ -264,7 +264,7 @@ static int hier_register(void)
 
     hier_register_string("link_costs",
         "What a message costs on each class of link, for auto's time model: comma-separated "
-        "CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for node, network or backbone, e.g. "
+        "CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for node, socket, network or backbone, e.g. "
         "\"network=30us:200Mbit/s\", oversubscription=RATIO for clusters behind leaf switches, "
         "and probe, which measures the latencies not given. "
         "Empty: every class unknown (docs/parameters.md).",

@@ -24,14 +24,14 @@ namespace hier {
 
 namespace {
 
-const char *const kClassNames[kLinkClasses] = {"node", "network", "backbone"};
+const char *const kClassNames[kLinkClasses] = {"node", "network", "backbone", "socket"};
 
 // Open MPI 4.1's eager limits: btl_vader_eager_limit 4 KiB for shared
-// memory, btl_tcp_eager_limit 64 KiB for TCP.
-constexpr size_t kEagerLimit[kLinkClasses] = {4096, 65536, 65536};
+// memory (between sockets too), btl_tcp_eager_limit 64 KiB for TCP.
+constexpr size_t kEagerLimit[kLinkClasses] = {4096, 65536, 65536, 4096};
 // A class given without overhead: shared memory's and TCP's, as measured by
 // the usual ping-pong figures of their small-message paths.
-constexpr double kDefaultOverhead[kLinkClasses] = {0.2e-6, 2e-6, 2e-6};
+constexpr double kDefaultOverhead[kLinkClasses] = {0.2e-6, 2e-6, 2e-6, 0.2e-6};
 
 LinkClass link(double latency, double bits_per_second, double overhead, int link_class)
 {
@@ -40,9 +40,10 @@ LinkClass link(double latency, double bits_per_second, double overhead, int link
 
 // The corner values of each class, for costs nobody gave: a node's shared
 // memory; a fast fabric and Ethernet; a campus link and a wide-area one.
+// The socket class has none: it follows the node's (socket_from_node).
 const std::vector<LinkClass> &corners(int link_class)
 {
-    static const std::vector<LinkClass> values[kLinkClasses] = {
+    static const std::vector<LinkClass> values[kBackboneLink + 1] = {
         {link(0.5e-6, 40e9, 0.2e-6, kNodeLink)},
         {link(2e-6, 100e9, 0.5e-6, kNetworkLink), link(50e-6, 1e9, 3e-6, kNetworkLink)},
         {link(200e-6, 10e9, 3e-6, kBackboneLink), link(5e-3, 100e6, 3e-6, kBackboneLink)},
@@ -51,7 +52,7 @@ const std::vector<LinkClass> &corners(int link_class)
 }
 
 const char *const kForm =
-    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, network or backbone, hop=LATENCY, "
+    "expected CLASS=LATENCY:BANDWIDTH[:OVERHEAD] for CLASS node, socket, network or backbone, hop=LATENCY, "
     "oversubscription=RATIO (leaf uplinks, e.g. 4 or 4:1; not with backbone), or probe, comma-separated, "
     "e.g. \"node=1us:40Gbit/s,network=30us:200Mbit/s,backbone=5ms:100Mbit/s\"";
 
@@ -293,6 +294,11 @@ void apply_message_probe(LinkCostSpec *spec, const double message_cost[kBackbone
     }
 }
 
+LinkClass socket_from_node(const LinkClass &node)
+{
+    return LinkClass{node.latency * kSocketLatencyFactor, node.bandwidth, node.overhead, node.eager_limit};
+}
+
 double uplink_bandwidth(const LinkCosts &costs, int cluster_nodes)
 {
     const double backbone = costs.link[kBackboneLink].bandwidth;
@@ -314,7 +320,7 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
         machines.swap(extended);
     };
     for (int c = 0; c < kLinkClasses; ++c) {
-        if (spec.given[c]) {
+        if (spec.given[c] || c == kSocketLink) {
             continue;
         }
         // Without clusters the backbone's value is never read: one is enough.
@@ -334,11 +340,16 @@ std::vector<LinkCosts> cost_corners(const LinkCostSpec &spec, bool has_backbone)
         if (!spec.hop_given && spec.measured_hop >= 0) {
             machine.hop_latency = spec.measured_hop;
         }
-        for (int c = 0; c < kLinkClasses; ++c) {
+        for (const int c : {kNodeLink, kNetworkLink, kBackboneLink}) {
             const double measured = spec.measured_message[std::min(c, int(kNetworkLink))];
             if (!spec.given[c] && measured >= 0) {
                 machine.link[c].overhead = measured;
             }
+        }
+        // After the node's measured overhead, which the message probe
+        // measured over both sockets' pairs alike.
+        if (!spec.given[kSocketLink]) {
+            machine.link[kSocketLink] = socket_from_node(machine.link[kNodeLink]);
         }
         // A leaf's uplink: a message between leaves takes the network's
         // latency (the two switch hops more, a few hundred ns, are within

@@ -9,9 +9,12 @@
 // What a message costs on each class of link, as the time model (model.h)
 // uses it, and coll_hier_link_costs, the user's way to say it.
 //
-// Three classes: node (between processes of one node, through shared
-// memory), network (between nodes of one cluster, through each node's NIC),
-// backbone (between clusters, through each cluster's uplink). When clusters
+// Four classes: node (between processes of one node, through shared
+// memory; of one socket, when the topology has sockets), socket (between
+// two sockets of one node, through the link between the packages; only
+// when the topology has sockets), network (between nodes of one cluster,
+// through each node's NIC), backbone (between clusters, through each
+// cluster's uplink). When clusters
 // are leaf switches the backbone is their uplinks, priced by an
 // oversubscription ratio (LinkCosts::oversubscription). A class has a one-way latency, a bandwidth, a
 // per-message CPU overhead at each end, and the eager limit above which a
@@ -26,7 +29,9 @@
 
 namespace hier {
 
-enum LinkClassId { kNodeLink = 0, kNetworkLink = 1, kBackboneLink = 2, kLinkClasses = 3 };
+// The socket class comes last so that the others keep the indices the
+// message probe and its partners use (0: on the node, 1: between nodes).
+enum LinkClassId { kNodeLink = 0, kNetworkLink = 1, kBackboneLink = 2, kSocketLink = 3, kLinkClasses = 4 };
 
 struct LinkClass {
     double latency = 0;      // seconds, one way
@@ -34,6 +39,16 @@ struct LinkClass {
     double overhead = 0;     // seconds of CPU per message, at the sender and at the receiver
     size_t eager_limit = 0;  // bytes; a larger message starts once its receive is posted
 };
+
+// The socket class nobody gave, from the node class: a message between
+// sockets moves its cache lines over the link between the packages, which
+// about doubles shared memory's small-message latency (osu_latency within
+// and across the sockets of a two-socket Xeon or EPYC node), while one
+// copy's bandwidth and the CPU's overhead per message stay the node's. It
+// has no corners of its own, so auto weighs as many machines as without
+// sockets.
+constexpr double kSocketLatencyFactor = 2;
+LinkClass socket_from_node(const LinkClass &node);
 
 struct LinkCosts {
     LinkClass link[kLinkClasses];
@@ -62,7 +77,7 @@ double uplink_bandwidth(const LinkCosts &costs, int cluster_nodes);
 // bandwidths stay unknown).
 struct LinkCostSpec {
     LinkCosts costs;
-    bool given[kLinkClasses] = {false, false, false};
+    bool given[kLinkClasses] = {};
     bool hop_given = false;
     bool probe = false;
     // The clusters are switches' nodes (a switch source, cluster_source.h:
@@ -76,12 +91,16 @@ struct LinkCostSpec {
     // Per message, with every rank busy: within a node, between nodes (the
     // backbone's too: the cost is the CPU's, not the link's); -1: not measured.
     double measured_message[kBackboneLink] = {-1, -1};
-    bool any_given() const { return given[0] || given[1] || given[2]; }
+    bool any_given() const
+    {
+        return given[kNodeLink] || given[kNetworkLink] || given[kBackboneLink] || given[kSocketLink];
+    }
 };
 
 // Parses coll_hier_link_costs: "" (every class unknown) or comma-separated
-// entries: CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS one of node, network,
-// backbone, each at most once; times as a number and ns, us, ms or s;
+// entries: CLASS=LATENCY:BANDWIDTH[:OVERHEAD], CLASS one of node, socket,
+// network, backbone, each at most once (socket is read only where the
+// topology has sockets: without, no message takes it); times as a number and ns, us, ms or s;
 // bandwidths as a number and bit/s, kbit/s, Mbit/s, Gbit/s, B/s, kB/s, MB/s
 // or GB/s (powers of 1000); hop=LATENCY, on a torus of nodes what each
 // node a message passes through adds (a neighbour's latency is the
@@ -113,7 +132,8 @@ void apply_message_probe(LinkCostSpec *spec, const double message_cost[kBackbone
 // corner values of each unknown class (node: one; network: a fast fabric
 // and Ethernet; backbone, when there are clusters: a campus link and a wide
 // area one, or, for switch_clusters, leaf uplinks at kLeafCorners ratios),
-// the given classes as given. Without clusters the backbone is
+// the given classes as given; the socket class, when not given, from each
+// machine's node class (socket_from_node). Without clusters the backbone is
 // left out of the combinations (no message crosses one). Measured values
 // replace the corners': the network's latency as measured, the backbone's as
 // the crossing latency less the network's (a message between clusters pays

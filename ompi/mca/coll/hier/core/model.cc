@@ -137,9 +137,11 @@ private:
 
     // Resources: node memory [0, N), NIC out [N, 2N), NIC in [2N, 3N),
     // uplink out [3N, 3N + C), uplink in [3N + C, 3N + 2C); on a torus of
-    // nodes, the links out of each node from 3N + 2C on (torus_links_ each).
+    // nodes, the links out of each node from 3N + 2C on (torus_links_ each);
+    // with sockets, each node's link between its sockets, the last N.
     int torus_links_ = 0;   // per node; 0: the network is a crossbar of NICs
     int first_torus_link_ = 0;
+    int first_socket_link_ = -1;  // -1: no sockets
     std::vector<double> capacity_;
     std::vector<double> left_;  // capacity not yet given, while sharing
     std::vector<int> users_;    // messages not yet given a rate, while sharing
@@ -163,6 +165,10 @@ Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, s
     capacity_.assign(size_t(3 * nodes + 2 * clusters + nodes * torus_links_), 0);
     for (size_t r = size_t(first_torus_link_); r < capacity_.size(); ++r) {
         capacity_[r] = costs.link[kNetworkLink].bandwidth;
+    }
+    if (topology.has_sockets()) {
+        first_socket_link_ = int(capacity_.size());
+        capacity_.resize(capacity_.size() + size_t(nodes), costs.link[kSocketLink].bandwidth);
     }
     for (int n = 0; n < nodes; ++n) {
         capacity_[n] = costs.link[kNodeLink].bandwidth;
@@ -188,22 +194,24 @@ Model::Model(const Topology &topology, const std::vector<Schedule> &schedules, s
 int Model::link_class(int src, int dst) const
 {
     if (topology_.node_of(src) == topology_.node_of(dst)) {
-        return kNodeLink;
+        return topology_.socket_of(src) == topology_.socket_of(dst) ? kNodeLink : kSocketLink;
     }
     return topology_.cluster_of(src) == topology_.cluster_of(dst) ? kNetworkLink : kBackboneLink;
 }
 
-// A message within a node uses the node's memory; between nodes both NICs,
-// and between clusters both uplinks too; on a torus of nodes, the links of its
-// route instead of NICs. A resource of infinite capacity never limits a
-// message: left out.
+// A message within a node uses the node's memory, and between its sockets
+// also the node's link between them, which all such messages share, either
+// way (the copy still goes through memory: the link is a further limit);
+// between nodes both NICs, and between clusters both uplinks too; on a torus
+// of nodes, the links of its route instead of NICs. A resource of infinite
+// capacity never limits a message: left out.
 int Model::path_of(int src, int dst, int cls)
 {
     const int nodes = topology_.node_count();
     const int src_node = topology_.node_of(src);
     const int dst_node = topology_.node_of(dst);
-    const auto inserted =
-        path_ids_.emplace(uint64_t(src_node) * uint64_t(nodes) + uint64_t(dst_node), int(paths_.size()));
+    const uint64_t nodes_pair = uint64_t(src_node) * uint64_t(nodes) + uint64_t(dst_node);
+    const auto inserted = path_ids_.emplace(2 * nodes_pair + (cls == kSocketLink ? 1 : 0), int(paths_.size()));
     if (!inserted.second) {
         return inserted.first->second;
     }
@@ -214,8 +222,11 @@ int Model::path_of(int src, int dst, int cls)
         }
     };
     path.latency = costs_.link[cls].latency;
-    if (cls == kNodeLink) {
+    if (cls == kNodeLink || cls == kSocketLink) {
         use(src_node);
+        if (cls == kSocketLink) {
+            use(first_socket_link_ + src_node);
+        }
     } else if (torus_links_ > 0) {
         const auto route = topology_.torus_of_nodes()->route(src, dst);
         for (const auto &[at, link] : route) {

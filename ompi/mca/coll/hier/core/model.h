@@ -12,8 +12,10 @@
 // window and their dependencies, finished in order, copies at the end of a
 // round) on a flow-level model of the machine, and returns when the last
 // rank is done. The machine (link_costs.h):
-// - resources: each node's shared memory (intra-node messages), each node's
-//   NIC out and NIC in (network bandwidth each, full duplex), each cluster's
+// - resources: each node's shared memory (intra-node messages); with
+//   sockets, each node's link between them (its messages between sockets,
+//   which also use the memory; socket bandwidth, both ways together); each
+//   node's NIC out and NIC in (network bandwidth each, full duplex), each cluster's
 //   uplink out and in (backbone bandwidth each; for leaf uplinks its nodes
 //   times the network's over the oversubscription, link_costs.h:
 //   uplink_bandwidth). A message between nodes uses its nodes' NICs, and
@@ -27,8 +29,9 @@
 //   latency probe's slope over the pairs' hops);
 // - the messages using a resource share it max-min fairly (progressive
 //   filling, recomputed whenever a message starts or ends);
-// - a message arrives one latency after its last byte left (network latency,
-//   plus the backbone's between clusters), so latencies overlap but do not
+// - a message arrives one latency after its last byte left (its class's:
+//   the node's, the socket's between sockets of a node, the network's, plus
+//   the backbone's between clusters), so latencies overlap but do not
 //   serialize;
 // - each rank's CPU pays the class's overhead per message it sends (when
 //   the round is posted; each message leaves one overhead after that) and

@@ -24,7 +24,9 @@ namespace {
 
 // The classes a message can take: within a node, between nodes of one
 // cluster, between clusters (the network's latency plus the backbone's, the
-// backbone's overhead and eager limit, both links' bandwidth).
+// backbone's overhead and eager limit, both links' bandwidth). A kind has
+// no sockets: a message between two sockets of a node is priced as within
+// one (docs/scale-model.md says why that moves little above 128 ranks).
 enum Path { kOnNode = 0, kInCluster = 1, kAcross = 2 };
 
 struct Machine {
