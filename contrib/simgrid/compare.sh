@@ -20,13 +20,17 @@
 #     -N              no hier auto run (its pick does not simulate in reasonable wall time):
 #                     the table from the selectors and the -a rows, hier's columns "-"
 #     -D              detached sends below 64 KiB (SMPI's default; Open MPI's eager sends
-#                     complete as detached ones do), instead of none (below)
+#                     complete as detached ones do), instead of none (below); always for
+#                     scatter and gather, whose SMPI ports use blocking sends: without, each
+#                     waits for its delivery (the binomial scatter of 16 B on torus-8x8x8
+#                     took 4.5 times as long)
 #
 # Every variant is one smpirun of hier_smpi (contrib/simgrid/hier_smpi.cc) with
 #   --cfg=smpi/simulate-computation:no   compute between MPI calls is not charged
 #   --cfg=smpi/privatization:no          the ranks share the process (hier_smpi's tables)
 #   --cfg=smpi/send-is-detached-thresh:0 no detached sends (SMPI keeps every pending
-#                                        detached send in one list: O(n^2) wall time)
+#                                        detached send in one list: O(n^2) wall time),
+#                                        but with -D (65536)
 #   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
 #                                        links as the platform says (no SMPI correction)
 #   --cfg=maxmin/precision:1e-4          SimGrid's solver aborts at the default 1e-5 and at 1e-6 with
@@ -61,6 +65,9 @@ while getopts "c:m:a:s:i:x:o:RND" opt; do
     *) usage ;;
     esac
 done
+# Scatter and gather: SMPI's ports of Open MPI's binomial and basic linear
+# use blocking sends, which Open MPI completes at once below the eager limit.
+case $collective in scatter | gather) detached=1 ;; esac
 program=$("$here/build.sh")
 name=$(basename "$platform" .xml)
 mkdir -p "$outdir"

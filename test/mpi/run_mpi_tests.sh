@@ -159,8 +159,10 @@ cost_file() {
 # communicator of coll_check; each costs 1 to 5 s here at p <= 10 (scatter
 # and gather, with every root, 20 to 25 s at p = 16): choose maps with that
 # in mind. Scatter and gather have `opt` and `sdf` on a torus, which `auto`
-# picks there (opt, for blocks of 4 KiB and more: its rows list count 4096
-# first, since the verbose line reports the first call) and nowhere else.
+# picks there (opt, where its rule predicts it faster than Open MPI's on
+# every corner machine: the 2x2x2 scatter at 256 KiB blocks, the 2x4 gather
+# at 16 KiB; its rows list that count first, since the verbose line reports
+# the first call) and nowhere else.
 # Barrier, allreduce and allgather have `hypercube`, which `auto` picks
 # where the embedding's calc_cost is at least 15 % below the blind
 # embedding's (here, coll_hier_cost locality: 2,1 43 %, 1,2,3 45 %, 2,2,2
@@ -199,7 +201,7 @@ readonly COLL_RUNS=(
     "allgather|hypercube|3,3,3|--mca coll_hier_hypercube_embedding tsts|hypercube"
     "allgather|hypercube:64|2,1|--mca coll_hier_cost file:$(cost_file nodes 2)|hypercube"
     # auto on tori (the registry's rows run on them from COLL_LAYOUTS).
-    "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 4096,0,1|opt#2x2x2"
+    "scatter|auto|2,2,2,2|--mca coll_hier_torus_dims 2x2x2 -- --counts 65536,0,1|opt#2x2x2"
     "gather|auto|2,2,2,2|-- --counts 4096,0,1 --cart 2x4|opt#2x4@coll_check cart-2x4"
 )
 # The layouts every row of the registry for these collectives runs on:

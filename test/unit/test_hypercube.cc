@@ -222,11 +222,11 @@ TEST(Hypercube, AutoPicksItWhereTheEmbeddingPaysAndMessagesAreSmall)
     }
     // The rules' limits (auto applies them at the middle of each size class).
     const Algorithm *allreduce = hypercube_row(HIER_OP_ALLREDUCE);
-    EXPECT_EQ(allreduce->auto_declines(crossed, crossed_plans, 16383), nullptr);
-    EXPECT_STREQ(allreduce->auto_declines(crossed, crossed_plans, 16384),
+    EXPECT_EQ(allreduce->auto_declines(crossed, crossed_plans, 16383, {}), nullptr);
+    EXPECT_STREQ(allreduce->auto_declines(crossed, crossed_plans, 16384, {}),
                  "vector of 16 KiB or more: Open MPI's own allreduce moves less");
     const Algorithm *allgather = hypercube_row(HIER_OP_ALLGATHER);
-    EXPECT_EQ(allgather->auto_declines(crossed, crossed_plans, size_t(1) << 20), nullptr);  // no limit
+    EXPECT_EQ(allgather->auto_declines(crossed, crossed_plans, size_t(1) << 20, {}), nullptr);  // no limit
     // The class [8 KiB, 16 KiB).
     EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, crossed_plans, 12000).algorithm, allreduce);
     EXPECT_EQ(choose(HIER_OP_ALLREDUCE, HIER_ALG_AUTO, crossed, crossed_plans, 17000).algorithm, nullptr);

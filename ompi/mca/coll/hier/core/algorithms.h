@@ -22,6 +22,8 @@
 
 namespace hier {
 
+struct LinkCosts;
+
 // Plans: what the algorithms derive from a topology and keep, so that a
 // communicator derives each once: the embedded hypercube (hypercube.h) and
 // OPT's torus partition (torus_partition.h). The topology describes the
@@ -151,6 +153,21 @@ const char *xor_unfit(const Topology &topology);
 Schedule build_xor_alltoall(const Topology &topology, const Plans &plans, int rank, int root);
 // torus_opt.cc: OPT scatter and gather on a torus (Mao, Chen and Watson).
 const char *torus_unfit(const Topology &topology);
+// auto's rule for opt (registry.h, Algorithm::auto_declines): nullptr where
+// opt is predicted faster than Open MPI's own scatter (gather) by
+// kOptMargin on every machine, else why not.
+const char *opt_scatter_declines(const Topology &topology, const Plans &plans, size_t block_bytes,
+                                 const std::vector<LinkCosts> &machines);
+const char *opt_gather_declines(const Topology &topology, const Plans &plans, size_t block_bytes,
+                                const std::vector<LinkCosts> &machines);
+// The rule's predictions on one machine, in seconds: opt's, and that of what
+// Open MPI 4.1.4's tuned runs for the call.
+struct RootedPrediction {
+    double opt = 0;
+    double open_mpi = 0;
+};
+RootedPrediction predict_opt_against_open_mpi(const Topology &topology, const Plans &plans, hier_op_t op,
+                                              size_t block_bytes, const LinkCosts &machine);
 uint32_t opt_scatter_steps(const TorusPartition &partition);
 // With any partition (the registry's uses the plans').
 Schedule build_opt_scatter_on(const Torus &torus, const TorusPartition &partition, int rank, int root);

@@ -627,8 +627,10 @@ namespace {
 // The rows' own rules (registry.h), for the collectives without a model:
 // the first row whose rule says yes, or the fallback with the first reason
 // (a row's that does not apply, or whose rule declined).
-Choice choose_by_rule(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes)
+Choice choose_by_rule(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes,
+                      const LinkCostSpec &costs)
 {
+    const std::vector<LinkCosts> machines = cost_corners(costs, topology.cluster_count() > 1);
     const char *first_reason = nullptr;
     for (const Algorithm *algorithm : algorithms_for(op)) {
         if (!algorithm->auto_declines) {
@@ -636,7 +638,7 @@ Choice choose_by_rule(hier_op_t op, const Topology &topology, const Plans &plans
         }
         const char *declined = algorithm->unfit(topology);
         if (!declined) {
-            declined = algorithm->auto_declines(topology, plans, block_bytes);
+            declined = algorithm->auto_declines(topology, plans, block_bytes, machines);
         }
         if (!declined) {
             return pick(op, algorithm);
@@ -656,7 +658,7 @@ Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, s
         measure->clear();
     }
     if (op != HIER_OP_ALLTOALL) {
-        const Choice choice = choose_by_rule(op, topology, plans, block_bytes);
+        const Choice choice = choose_by_rule(op, topology, plans, block_bytes, costs);
         if (predictions) {
             *predictions = std::string("no time model of Open MPI's ") + op_name(op) + "; by the rows' rules: " +
                            (choice.algorithm ? choice.algorithm->name : "fallback");

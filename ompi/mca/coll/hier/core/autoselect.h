@@ -18,9 +18,10 @@
 // predictions are the scale model's (scale_model.h), not the simulator's.
 // The collectives without a model of Open MPI's own algorithms go by the
 // rows' rules (registry.h: Algorithm::auto_declines): opt on a torus
-// for blocks of 4 KiB and more (its step count is the lower bound of every
-// scatter under the all-port model); lg_at_once for alltoallv across
-// clusters; the hypercube where costs are uneven enough.
+// where it is predicted faster than Open MPI's own scatter or gather on
+// every machine the link costs allow (torus_opt.cc, closed forms);
+// lg_at_once for alltoallv across clusters; the hypercube where costs are
+// uneven enough.
 //
 // Where the model cannot tell (no row 20 % faster on every machine, but
 // rows within kTrialUpTo of Open MPI's on some machine), auto measures

@@ -22,7 +22,10 @@ namespace {
 
 const char *fits_any(const Topology &) { return nullptr; }
 
-const char *picks_whenever_fit(const Topology &, const Plans &, size_t) { return nullptr; }
+const char *picks_whenever_fit(const Topology &, const Plans &, size_t, const std::vector<LinkCosts> &)
+{
+    return nullptr;
+}
 
 // The hypercube collectives: auto picks barrier, allreduce and allgather by
 // these rules (no model of Open MPI's own exists for them) only where the
@@ -39,36 +42,24 @@ const char *picks_whenever_fit(const Topology &, const Plans &, size_t) { return
 // uneven-smp and hetero), so no limit.
 constexpr size_t kHypercubeAllreduceLimit = 16384;  // the vector, exclusive: a size class's bound
 
-// opt relays every block through the processes of its region, one step per
-// hop, where Open MPI's scatter and gather send directly and let the network
-// forward: a step's wake-ups cost more than the root link saves until the
-// blocks are a few KiB. Measured on the emulated 4x4 torus (compare.sh torus,
-// 100 Mbit/s links): Open MPI faster at 1 and 2 KiB, opt as fast or faster
-// from 4 KiB, 1.6 to 3.5x faster from 64 KiB (2.0 to 3.7x since the emulated
-// links have jumbo frames and deep queues).
-constexpr size_t kTorusOptMinBlock = 4096;
-
-const char *torus_opt_declines(const Topology &, const Plans &, size_t block_bytes)
-{
-    return block_bytes < kTorusOptMinBlock ? "blocks under 4 KiB: Open MPI's direct sends take fewer steps" : nullptr;
-}
-
 const char *hypercube_detail(const Topology &topology, const Plans &plans)
 {
     return plans.hypercube(topology).summary.c_str();
 }
 
 // The barrier's and the allgather's rule: only the embedding's gain.
-const char *hypercube_declines_when_even(const Topology &topology, const Plans &plans, size_t)
+const char *hypercube_declines_when_even(const Topology &topology, const Plans &plans, size_t,
+                                         const std::vector<LinkCosts> &)
 {
     const std::string &why = plans.hypercube(topology).too_even;
     return why.empty() ? nullptr : why.c_str();
 }
 
-const char *hypercube_allreduce_declines(const Topology &topology, const Plans &plans, size_t block_bytes)
+const char *hypercube_allreduce_declines(const Topology &topology, const Plans &plans, size_t block_bytes,
+                                         const std::vector<LinkCosts> &machines)
 {
     return block_bytes >= kHypercubeAllreduceLimit ? "vector of 16 KiB or more: Open MPI's own allreduce moves less"
-                                                   : hypercube_declines_when_even(topology, plans, block_bytes);
+                                                   : hypercube_declines_when_even(topology, plans, block_bytes, machines);
 }
 
 const Algorithm kAlgorithms[] = {
@@ -125,7 +116,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_SCATTER, 2, "opt",
      "OPT (Mao, Chen and Watson) on a torus: one region per root link, equal sizes, furthest "
      "first; ceil((p - 1) / links) all-port steps",
-     build_opt_scatter, torus_unfit, torus_opt_declines},
+     build_opt_scatter, torus_unfit, opt_scatter_declines},
     {HIER_OP_SCATTER, 3, "sdf",
      "SDF (Mao, Chen and Watson) on a torus: first come first served, shortest direction first; "
      "all-port, not optimal",
@@ -133,7 +124,7 @@ const Algorithm kAlgorithms[] = {
     {HIER_OP_GATHER, 2, "opt",
      "OPT (Mao, Chen and Watson) on a torus, reversed: one region per root link, equal sizes; "
      "ceil((p - 1) / links) all-port steps",
-     build_opt_gather, torus_unfit, torus_opt_declines},
+     build_opt_gather, torus_unfit, opt_gather_declines},
     {HIER_OP_GATHER, 3, "sdf",
      "SDF (Mao, Chen and Watson) on a torus, reversed: first come first served, shortest "
      "direction first; all-port, not optimal",

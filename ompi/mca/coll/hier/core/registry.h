@@ -39,10 +39,12 @@ struct Algorithm {
     const char *(*unfit)(const Topology &topology);
     // auto's rule for the collectives the time model does not predict (all
     // but alltoall, whose auto weighs every row with the model): why auto
-    // should not pick this row for this call, or nullptr if it should. A
+    // should not pick this row for this call, or nullptr if it should, on
+    // every machine the link costs allow (link_costs.h: cost_corners). A
     // null function: auto never picks it by rule. The first row, in table
     // order, whose rule says yes is picked.
-    const char *(*auto_declines)(const Topology &topology, const Plans &plans, size_t block_bytes);
+    const char *(*auto_declines)(const Topology &topology, const Plans &plans, size_t block_bytes,
+                                 const std::vector<LinkCosts> &machines);
     // For an alltoall row that alltoallv runs too, its id there (0: not
     // run by alltoallv), fixed as `id` is. Its SEND and RECV regions are
     // single blocks (a user's variable blocks are not contiguous with each
