@@ -31,6 +31,7 @@ int embed(const Arguments &args);
 int embed_gains(const Arguments &args);
 int rules(const Arguments &args);
 int registry(const Arguments &args);
+int hierarchy(const Arguments &args);
 
 // Pair costs drawn from 1..max, symmetric, the same for a seed everywhere.
 CostMatrix random_cost_matrix(int n, int max, uint64_t seed);

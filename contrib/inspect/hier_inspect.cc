@@ -72,6 +72,12 @@ const Command kCommands[] = {
      "the core's table of algorithms, one row a line: collective, id (coll_hier_<collective>_algorithm's value) "
      "and name; with a machine, whether each row applies there (or why not); the MPI tests run every row",
      registry},
+    {"hierarchy", "hierarchy NODE_SIZES MAP [--hosts NAMES] [--addresses ADDRESSES [--pattern PATTERN]]",
+     "the clusters a coll_hier_cluster_map value (counts, host patterns, slurm[:LEVEL], topology:PATH, "
+     "coordinates:PATH) gives those nodes, found as the component finds them from each node's host name "
+     "(NAMES) or SLURM_TOPOLOGY_ADDR (ADDRESSES, comma-separated): the verbose line's (size, nodes, clusters), "
+     "then each cluster's nodes and ranks; a map that does not fit: the component's line, exit 1",
+     hierarchy},
     {"torus", "torus DIMS",
      "the OPT partition of a torus of the given sizes, e.g. 7x5 or 4x8x8 (region sizes, a picture for two "
      "dimensions), the lower bound, and the simulated steps of opt and sdf scatter and gather",

@@ -81,5 +81,28 @@ expect_line "combined gives the unshared comparison" alltoall 2,2,2,2,2,2,2,2,2 
 expect_line "not shared: the scale model decides" alltoall 16,16,16,16,16,16,16,16,16 --share 4
 expect 2 alltoall 4,3 --share 0
 expect 2 alltoall 4,3 --share
-rm -f /tmp/hier-inspect.$$
+# hierarchy: a source's clusters as the component finds them; the emulated
+# cluster's leaf-spine scenario (3 leaves of 3 nodes) in its three forms
+conf=/tmp/hier-inspect-topology.$$
+printf 'SwitchName=leaf0 Nodes=hier-n[0-2]\nSwitchName=leaf1 Nodes=hier-n[3-5]\nSwitchName=leaf2 Nodes=hier-n[6-8]\nSwitchName=spine0 Switches=leaf[0-2]\n' >"$conf"
+hosts=hier-n0,hier-n1,hier-n2,hier-n3,hier-n4,hier-n5,hier-n6,hier-n7,hier-n8
+addresses=$(for n in 0 1 2 3 4 5 6 7 8; do printf 'spine0.leaf%d.hier-n%d,' $((n / 3)) "$n"; done)
+for map in "topology:$conf --hosts $hosts" "slurm --addresses ${addresses%,} --pattern switch.switch.node" \
+    "leaf0:hier-n[0-2];leaf1:hier-n[3-5];leaf2:hier-n[6-8] --hosts $hosts" "3,3,3"; do
+    read -ra words <<<"$map"
+    expect_line "(size 18, 9 nodes, 3 clusters)" hierarchy 2,2,2,2,2,2,2,2,2 "${words[@]}"
+    grep -q '^cluster 1: .*hier-n3,.*hier-n4,.*hier-n5; ranks 6-11$\|^cluster 1: node 3,node 4,node 5; ranks 6-11$' /tmp/hier-inspect.$$ ||
+        { echo "FAIL: hier-inspect hierarchy ${words[0]}: cluster 1 is not hier-n3..5"; failed=1; }
+done
+expect_line "(size 18, 9 nodes)" hierarchy 2,2,2,2,2,2,2,2,2 slurm:1 --addresses "${addresses%,}"
+expect_line "finds no SLURM_TOPOLOGY_ADDR on rank 0" hierarchy 2,2 slurm
+# a host the file does not name: the component's line, and exit 1
+expect 1 hierarchy 2,2,2 "topology:$conf" --hosts hier-n0,hier-n1,x
+grep -qF 'leaves host "x" (rank 4) in no cluster' /tmp/hier-inspect.$$ ||
+    { echo "FAIL: hier-inspect hierarchy with an unknown host: no line saying so"; failed=1; }
+expect 1 hierarchy 2,2 topology:/nonexistent --hosts hier-n0,hier-n1
+expect 2 hierarchy 2,2 "topology:$conf"
+expect 2 hierarchy 2,2 slurm --addresses a.b
+expect 2 hierarchy 2,2 probe
+rm -f /tmp/hier-inspect.$$ "$conf"
 exit $failed

@@ -21,6 +21,12 @@
 #   the registry by name on uneven-smp and two-clusters (torus and hetero:
 #   mesh and hypercube; every row with --full);
 #   MPI_Ialltoall, auto and a row by name, on uneven-smp and two-clusters)
+#   leaf-spine     3 leaf switches of 3 nodes under a slower spine, as Slurm
+#                  describes it: every node's own SLURM_TOPOLOGY_ADDR reaches
+#                  its ranks; coll_hier_cluster_map slurm, topology:PATH (the
+#                  topology.conf hier-cluster wrote) and the same leaves as
+#                  host patterns give hier-inspect and auto the same clusters
+#                  and decisions, where auto picks hier and where it does not
 #   one-node, two-clusters-smp, two-clusters-4-8, two-clusters-6-6
 #                  auto at its defaults: results and its verbose line
 #   down           nothing is left behind
@@ -37,7 +43,8 @@
 #              it: the rows their shape or costs decide, mesh and hypercube;
 #              uneven-smp and two-clusters run every row either way)
 #   --only     only these of smoke, uneven-smp, two-clusters, three-clusters,
-#              torus, hetero, auto-elsewhere (comma-separated), then down
+#              torus, hetero, leaf-spine, auto-elsewhere (comma-separated),
+#              then down
 #   --logdir   where each run's output goes (default: a new temp dir)
 #   --timeout  seconds before an mpirun counts as hung (default 120)
 # environment:
@@ -67,7 +74,7 @@ while (($#)); do
 done
 for name in $(tr ',' ' ' <<<"$only"); do
     case $name in
-        smoke|uneven-smp|two-clusters|three-clusters|torus|hetero|auto-elsewhere) ;;
+        smoke|uneven-smp|two-clusters|three-clusters|torus|hetero|leaf-spine|auto-elsewhere) ;;
         *) echo "run_cluster_tests.sh: --only: unknown section $name" >&2; usage >&2; exit 2 ;;
     esac
 done
@@ -605,6 +612,63 @@ test_hetero() {
     alltoall_auto hetero 8
 }
 
+# --------------------------------------------------------------- leaf-spine
+
+# The switch tree as Slurm's topology/tree plugin describes it
+# (slurm_topology=tree): each node's ranks get their own SLURM_TOPOLOGY_ADDR
+# through hier-rsh, and hier-cluster writes the matching topology.conf. The
+# three ways of naming the leaves must give the same hierarchy (hier-inspect's
+# clusters, the verbose line's) and the same decisions. The link costs are
+# given, the scenario's rates, so that the decisions do not hang on a probe of
+# a loaded machine: with them the model picks node_lg at 64 B blocks and Open
+# MPI's own at 4 KiB (hier-inspect alltoall 2,2,2,2,2,2,2,2,2 --clusters
+# 3,3,3 --costs ...).
+test_leaf_spine() {
+    up_backbone leaf-spine || return
+    local log=$logdir/leaf-spine-env.log k want=""
+    for ((k = 0; k < 18; k++)); do
+        want+="hier-n$((k / 2)) spine0.leaf$((k / 6)).hier-n$((k / 2)) switch.switch.node"$'\n'
+    done
+    # shellcheck disable=SC2016  # expanded by each rank's shell
+    if run leaf-spine-env -np 18 sh -c 'echo "$(hostname) $SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN"'; then
+        check "leaf-spine: every rank sees its own node's SLURM_TOPOLOGY_ADDR and _PATTERN" "see $log" \
+            diff -q <(grep '^hier-n' "$log" | sort) <(printf '%s' "$want" | sort)
+    else
+        fail "leaf-spine: the ranks' environment" "mpirun failed"; show_tail leaf-spine-env
+    fi
+    local conf hosts
+    conf=$("$cluster" topology-conf)
+    hosts=$("$cluster" hostfile | awk '{print $1}' | paste -sd,)
+    check "leaf-spine: topology.conf names the three leaves and the spine" "see $conf" has_lines "$conf" \
+        "SwitchName=leaf0 Nodes=hier-n[0-2]" "SwitchName=leaf1 Nodes=hier-n[3-5]" \
+        "SwitchName=leaf2 Nodes=hier-n[6-8]" "SwitchName=spine0 Switches=leaf[0-2]"
+    log=$logdir/leaf-spine-inspect.log
+    "$repo/contrib/inspect/hier-inspect" hierarchy 2,2,2,2,2,2,2,2,2 "topology:$conf" --hosts "$hosts" >"$log" 2>&1 || true
+    check "leaf-spine: hier-inspect finds a cluster per leaf in topology.conf" "see $log" has_lines "$log" \
+        "cluster 0: hier-n0,hier-n1,hier-n2; ranks 0-5" "cluster 1: hier-n3,hier-n4,hier-n5; ranks 6-11" \
+        "cluster 2: hier-n6,hier-n7,hier-n8; ranks 12-17"
+    local where source count pick
+    where=$(sed -n 's/^coll_hier_cluster_map .* on nodes [0-9,]*: (\(.*\))$/\1/p' "$log")
+    local costs=node=1us:40Gbit/s,network=50us:400Mbit/s,backbone=1us:100Mbit/s
+    for count in 16:node_lg 1024:fallback; do
+        pick=${count#*:} count=${count%:*}
+        for source in "slurm|slurm" "topology.conf|topology:$conf" \
+            "host patterns|leaf0:hier-n[0-2];leaf1:hier-n[3-5];leaf2:hier-n[6-8]"; do
+            hier_check leaf-spine "alltoall_check $((count * 4)) B, ${source%%|*}" 18 "$where): $pick" \
+                "$checker" --counts "$count" --types int --comms world,dup -- \
+                --mca coll_hier_cluster_map "${source#*|}" --mca coll_hier_link_costs "$costs"
+        done
+        # Every decision line (MPI_COMM_WORLD's and its dup's) alike.
+        local lines=() f
+        for f in "$logdir"/leaf-spine-alltoall_check_$((count * 4))_B__*.log; do
+            [[ $f == *-open-mpi.log ]] || lines+=("$(grep '^coll:hier: alltoall on ' "$f" | sort)")
+        done
+        check "leaf-spine: $((count * 4)) B: slurm, topology.conf and host patterns decide alike" \
+            "${#lines[@]} runs, see $logdir/leaf-spine-alltoall_check_$((count * 4))_B__*.log" \
+            test "${#lines[@]}" -eq 3 -a -n "${lines[0]}" -a "${lines[0]}" = "${lines[1]}" -a "${lines[0]}" = "${lines[2]}"
+    done
+}
+
 # ------------------------------------------------- auto on the other scenarios
 
 # auto at every default (trials off, costs probed) on the scenarios the
@@ -652,6 +716,7 @@ section two-clusters && test_two_clusters
 section three-clusters && test_three_clusters
 section torus && test_torus
 section hetero && test_hetero
+section leaf-spine && test_leaf_spine
 section auto-elsewhere && test_auto_elsewhere
 test_down
 if ((skipped)); then echo "$passed passed, $failed failed, $skipped skipped"
