@@ -84,7 +84,7 @@ passed=0 failed=0
 
 # unit (GoogleTest) and hier-inspect's checks, leaks included.
 unit_start=$SECONDS
-unit_filter=${HIER_SANITIZE_UNIT_FILTER:-*-Factor.RandomTopologiesUpTo256Ranks:EdgeColor.RandomTopologiesUpTo256Ranks:Lg.EveryPairOfClusterSizesUpTo40:SharedModel.LargeCommunicatorsToo:SharedModel.EveryShareGivesTheUnsharedComparisonBitForBit:ScaleModel.WhereItPicksHier:ScaleModel.DecisionsAreTheSameOnEveryCall}
+unit_filter=${HIER_SANITIZE_UNIT_FILTER:-*-Factor.RandomTopologiesUpTo256Ranks:EdgeColor.RandomTopologiesUpTo256Ranks:Lg.EveryPairOfClusterSizesUpTo40:SharedModel.LargeCommunicatorsToo:SharedModel.EveryShareGivesTheUnsharedComparisonBitForBit:ScaleModel.WhereItPicksHier:ScaleModel.DecisionsAreTheSameOnEveryCall:Hypercube.EveryCollectiveEveryEmbeddingByteExactUpTo64:Textbook.EveryPUpTo64ByteExactWithTheTextsRoundCounts:Embeddings.FigureSixInSmallRefineBeatsEff:LeafUplinks.BothModelsAgree}
 say "unit tests: --gtest_filter=$unit_filter"
 GTEST_FILTER=$unit_filter make -j2 -C test/unit check >unit.log 2>&1
 rc=$?

@@ -62,6 +62,21 @@ static int hier_local_node_name(struct ompi_communicator_t *comm)
  * its node. The socket, not the NUMA domain: both Open MPI 4.1 and 5.0 set
  * OPAL_PROC_ON_SOCKET from the locality string's package, and the link
  * between packages is the costlier step inside a node. */
+/* Whether the runtime bound this process. Its flag is named for its series
+ * (ORTE's orte_proc_is_bound under 4.1, ompi_rte_proc_is_bound under 5.0);
+ * referenced weakly, so that a build for one series still loads under the
+ * other, which then declines it in one line (coll_hier_component.c), rather
+ * than failing to load at MPI_Init over a missing variable. */
+#if OMPI_MAJOR_VERSION >= 5
+#pragma weak ompi_rte_proc_is_bound
+#else
+#pragma weak orte_proc_is_bound
+#endif
+static bool hier_process_bound(void)
+{
+    return NULL != &ompi_rte_proc_is_bound && ompi_rte_proc_is_bound;
+}
+
 static int hier_local_socket_name(struct ompi_communicator_t *comm, int world_rank)
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
@@ -70,7 +85,7 @@ static int hier_local_socket_name(struct ompi_communicator_t *comm, int world_ra
     if (hier_settings_node_map(settings, world_rank, &node)) {
         return hier_settings_socket_map(settings, world_rank, &socket) ? socket : -1;
     }
-    return ompi_rte_proc_is_bound ? hier_lowest_sharing(comm, OPAL_PROC_ON_NODE | OPAL_PROC_ON_SOCKET) : -1;
+    return hier_process_bound() ? hier_lowest_sharing(comm, OPAL_PROC_ON_NODE | OPAL_PROC_ON_SOCKET) : -1;
 }
 
 /* This process's node, named alike on every communicator: with a node map,
