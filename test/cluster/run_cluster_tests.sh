@@ -18,8 +18,8 @@
 #                  the hypercube collectives on the scenario's costs
 #   (and, on the backbone scenarios, lg and alltoallv with host-pattern
 #   cluster maps; on the torus, opt scatter and gather; every alltoall row of
-#   the registry by name on uneven-smp and two-clusters (torus and hetero:
-#   mesh and hypercube; every row with --full);
+#   the registry by name on uneven-smp (two-clusters: the lg rows and node_lg;
+#   torus and hetero: mesh and hypercube; every row on all with --full);
 #   MPI_Ialltoall, auto and a row by name, on uneven-smp and two-clusters)
 #   leaf-spine     3 leaf switches of 3 nodes under a slower spine, as Slurm
 #                  describes it: every node's own SLURM_TOPOLOGY_ADDR reaches
@@ -442,7 +442,14 @@ test_two_clusters() {
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg_overlap
     hier_check two-clusters "alltoallv_check, lg, host patterns" 9 "2 clusters): lg" \
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
-    alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --mca coll_hier_cluster_map "$hosts"
+    # Every row runs by name on uneven-smp; here the rows whose shape the
+    # backbone decides, every row with --full.
+    if ((full)); then
+        alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --mca coll_hier_cluster_map "$hosts"
+    else
+        alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --only "lg lg_at_once lg_overlap node_lg" \
+            --mca coll_hier_cluster_map "$hosts"
+    fi
     alltoall_auto two-clusters 9 --mca coll_hier_cluster_map "$hosts"
     ialltoall two-clusters 9 auto "size 9, 9 nodes, 2 clusters" --mca coll_hier_cluster_map "$hosts"
     ialltoall two-clusters 9 lg_at_once "size 9, 9 nodes, 2 clusters" --mca coll_hier_cluster_map "$hosts"
