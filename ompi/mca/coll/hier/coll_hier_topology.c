@@ -55,13 +55,6 @@ static int hier_local_node_name(struct ompi_communicator_t *comm)
     return hier_lowest_sharing(comm, OPAL_PROC_ON_NODE);
 }
 
-/* This process's socket as comm names it, the lowest rank of comm on its
- * node and socket; with a node map, the map's socket. -1 where there is
- * none: a node map that writes no socket (its nodes are not the host's),
- * or a process the runtime did not bind, whose locality Open MPI reduces to
- * its node. The socket, not the NUMA domain: both Open MPI 4.1 and 5.0 set
- * OPAL_PROC_ON_SOCKET from the locality string's package, and the link
- * between packages is the costlier step inside a node. */
 /* Whether the runtime bound this process. Its flag is named for its series
  * (ORTE's orte_proc_is_bound under 4.1, ompi_rte_proc_is_bound under 5.0);
  * referenced weakly, so that a build for one series still loads under the
@@ -77,6 +70,13 @@ static bool hier_process_bound(void)
     return NULL != &ompi_rte_proc_is_bound && ompi_rte_proc_is_bound;
 }
 
+/* This process's socket as comm names it, the lowest rank of comm on its
+ * node and socket; with a node map, the map's socket. -1 where there is
+ * none: a node map that writes no socket (its nodes are not the host's),
+ * or a process the runtime did not bind, whose locality Open MPI reduces to
+ * its node. The socket, not the NUMA domain: both Open MPI 4.1 and 5.0 set
+ * OPAL_PROC_ON_SOCKET from the locality string's package, and the link
+ * between packages is the costlier step inside a node. */
 static int hier_local_socket_name(struct ompi_communicator_t *comm, int world_rank)
 {
     const hier_settings_t *settings = mca_coll_hier_component.settings;
@@ -267,8 +267,8 @@ static void hier_report_notice(const mca_coll_hier_module_t *module, const char 
 
 /* The core's communicator, built once from every rank's node, socket, rank
  * in MPI_COMM_WORLD, job-wide node and rules fingerprint (facts, as
- * gathered), with host names and the latency probe where the settings need them. A
- * setting that does not fit comm (a cluster map, a torus, a cost file) or
+ * gathered), with host names and the latency probe where the settings need
+ * them. A setting that does not fit comm (a cluster map, a torus, a cost file) or
  * is invalid (a cost source, an embedding) makes comm fall back, said in
  * one line. */
 static int hier_create_topology(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
@@ -474,16 +474,15 @@ static void hier_gathered(mca_coll_hier_module_t *module, int rc, const char *ho
 }
 
 /* Ends the gathering a nonblocking call started, its allgather complete:
- * the rest of the plan, local (hier_plan_needs_blocking said so); where:
- * which call noticed the allgather's completion. */
-static void hier_gathering_finish(mca_coll_hier_module_t *module, struct ompi_communicator_t *comm,
-                                  const char *where)
+ * the rest of the plan, local (hier_plan_needs_blocking said so), on the
+ * module's communicator; where: which call noticed the completion. */
+static void hier_gathering_finish(mca_coll_hier_module_t *module, const char *where)
 {
     char how[256];
     int rc = ompi_request_wait(&module->gathering.request, MPI_STATUS_IGNORE);
 
     if (OMPI_SUCCESS == rc) {
-        rc = hier_gather_rest(module, comm, module->gathering.facts, &module->topology_error);
+        rc = hier_gather_rest(module, module->comm, module->gathering.facts, &module->topology_error);
     } else {
         module->topology_error = "gathering the topology failed";
     }
@@ -501,7 +500,7 @@ bool mca_coll_hier_gathering_test(mca_coll_hier_module_t *module)
 {
     if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state &&
         REQUEST_COMPLETE(module->gathering.request)) {
-        hier_gathering_finish(module, module->comm, "in the progress of its requests");
+        hier_gathering_finish(module, "in the progress of its requests");
     }
     return MCA_COLL_HIER_TOPOLOGY_GATHERING != module->topology_state;
 }
@@ -517,7 +516,7 @@ static void hier_gathering_complete(mca_coll_hier_module_t *module)
         opal_progress();
     }
     if (MCA_COLL_HIER_TOPOLOGY_GATHERING == module->topology_state) {
-        hier_gathering_finish(module, module->comm, "at its first blocking collective");
+        hier_gathering_finish(module, "at its first blocking collective");
     }
     mca_coll_hier_requests_decide(module);
 }
