@@ -77,6 +77,7 @@ png=$outdir/$name-$collective.png
 # The platform's "hier: KEY=VALUE" lines.
 meta() { sed -n "s/^ *hier: $1=\(.*\)$/\1/p" "$platform" | head -n 1; }
 hosts=$(meta hosts) cluster_map=$(meta cluster_map) link_costs=$(meta link_costs) torus_dims=$(meta torus_dims)
+placement=$(meta placement) cost=$(meta cost)
 
 # The host file: each entry PREFIX[LO-HI]:COUNTS, COUNTS one count or a list
 # cycled over the entry's hosts; one "host:ranks" line a host.
@@ -87,6 +88,19 @@ for entry in $hosts; do
         for (h = a[2]; h <= a[3]; h++) print a[1] h ":" c[(h - a[2]) % n + 1]}'
 done >"$hostfile"
 ranks=$(awk -F: '{n += $2} END {print n}' "$hostfile")
+# "placement=cyclic": rank r on the (r mod hosts)-th host, as mpirun --map-by
+# node places them (one "host:1" line a rank); the host file above still says
+# each host's count, for the limit.
+run_hostfile=$hostfile
+if [ "$placement" = cyclic ]; then
+    run_hostfile=$outdir/$name.cyclic.hosts
+    awk -F: '{host[NR] = $1; left[NR] = $2}
+        END {do {more = 0; for (h = 1; h <= NR; h++) if (left[h]-- > 0) {print host[h] ":1"; more = 1}} while (more)}' \
+        "$hostfile" >"$run_hostfile"
+elif [ -n "$placement" ]; then
+    echo "compare: $platform: placement=$placement: expected cyclic (or no placement line: by host)" >&2
+    exit 2
+fi
 
 common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no
         --cfg=smpi/send-is-detached-thresh:$((detached ? 65536 : 0))
@@ -96,6 +110,8 @@ hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 [ -n "$cluster_map" ] && hier_args+=(-C "$cluster_map")
 [ -n "$link_costs" ] && hier_args+=(-L "$link_costs")
 [ -n "$torus_dims" ] && hier_args+=(-T "$torus_dims")
+# cost=FILE: coll_hier_cost's file, next to the platform
+[ -n "$cost" ] && hier_args+=(-K "file:$(cd "$(dirname "$platform")" && pwd)/$cost")
 
 # run VARIANT SELECTOR ALG: one smpirun; its CSV in DIR/NAME-COLL-VARIANT.out
 run() {
@@ -103,7 +119,7 @@ run() {
     ((reuse)) && return
     echo "compare: $name ($ranks ranks), $collective, $1" >&2
     /usr/bin/time -f "compare: $1: %e s wall, %U s user + %S s system CPU, %M KB peak" \
-        smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
+        smpirun -np "$ranks" -platform "$platform" -hostfile "$run_hostfile" -quiet "${common[@]}" \
         "--cfg=smpi/$collective:$2" "$program" "${hier_args[@]}" -a "$3" >"$out" 2>"$out.err" ||
         echo "compare: $1 failed (exit $?): $(grep -v '^\[' "$out.err" | tail -n 2 | tr '\n' ' ')" >&2
     grep -E "^compare: |^hier_smpi: .*(ranks|wall)" "$out.err" >&2 || true
@@ -158,7 +174,8 @@ limit_us() {
 inspect=$here/../inspect/hier-inspect
 node_sizes=$(cut -d: -f2 "$hostfile" | paste -sd,)
 predicted() {
-    [ "$collective" = alltoall ] && [ -x "$inspect" ] || { echo "-"; return; }
+    # hier-inspect takes nodes of consecutive ranks: no prediction for cyclic placement
+    [ "$collective" = alltoall ] && [ -x "$inspect" ] && [ "$run_hostfile" = "$hostfile" ] || { echo "-"; return; }
     local args=(alltoall "$node_sizes" --bytes "$1")
     [ -n "$cluster_map" ] && args+=(--clusters "$cluster_map")
     [ -n "$link_costs" ] && args+=(--costs "$link_costs")
@@ -180,7 +197,7 @@ echo "$header" >"$csv"
 # checked VALIDATION: a run that printed this size and did not check every
 # byte makes the row FAILED; a run that died before it ("-" in its column,
 # its error in DIR) does not.
-checked() { [ -z "$1" ] || [ "$1" = ok ] || valid=FAILED; }
+checked() { [ -z "$1" ] || [ "$1" = ok ] || [ "$1" = "ok (no data)" ] || valid=FAILED; }
 for size in $(cat "$outdir/$name-$collective"-*.out 2>/dev/null | awk -F, 'NR > 1 && $2 ~ /^[0-9]+$/ {print $2}' | sort -n | uniq); do
     row=$size valid=ok best= best_name=
     for s in "${sels[@]}"; do

@@ -25,6 +25,7 @@
 //     -C MAP      coll_hier_cluster_map (e.g. node counts "32,32")
 //     -L COSTS    coll_hier_link_costs (e.g. "node=0.1us:50GB/s:0ns,network=4us:12.5GB/s:0ns")
 //     -T DIMS     coll_hier_torus_dims (e.g. 8x8x8)
+//     -K COST     coll_hier_cost (e.g. file:PATH, a cost matrix of the ranks or nodes)
 //     -W WINDOW   coll_hier_window (default 1)
 //     -v LEVEL    hier's verbose level for the decision lines (default 1)
 //
@@ -72,7 +73,7 @@ struct Options {
     std::string algorithm = "auto";
     int iterations = 5;
     int warmup = 1;
-    std::string cluster_map, link_costs, torus_dims;
+    std::string cluster_map, link_costs, torus_dims, cost;
     int window = 1;
     int verbose = 1;
 };
@@ -409,7 +410,7 @@ double common_start(Shared &sh, bool shared, int rank, int p, bool *late)
 int usage()
 {
     fprintf(stderr, "usage: hier_smpi [-c COLL] [-m SIZES] [-a ALG] [-i ITERS] [-x WARMUP] [-C MAP] [-L COSTS] "
-                    "[-T DIMS] [-W WINDOW] [-v LEVEL]\n");
+                    "[-T DIMS] [-K COST] [-W WINDOW] [-v LEVEL]\n");
     return 2;
 }
 
@@ -439,6 +440,7 @@ int main(int argc, char **argv)
         case 'C': o.cluster_map = v; break;
         case 'L': o.link_costs = v; break;
         case 'T': o.torus_dims = v; break;
+        case 'K': o.cost = v; break;
         case 'W': o.window = atoi(v.c_str()); break;
         case 'v': o.verbose = atoi(v.c_str()); break;
         default:
@@ -508,6 +510,7 @@ int main(int argc, char **argv)
         in.cluster_map = o.cluster_map.empty() ? nullptr : o.cluster_map.c_str();
         in.torus_dims = o.torus_dims.empty() ? nullptr : o.torus_dims.c_str();
         in.link_costs = o.link_costs.c_str();   // "" = every class unknown: never probe in SMPI
+        in.cost = o.cost.empty() ? nullptr : o.cost.c_str();
         in.tcp_eager_limit = 65536;             // SMPI's smpi/send-is-detached-thresh
         in.world_size = p;
         in.in_use = 1;

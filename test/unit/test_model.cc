@@ -714,6 +714,56 @@ TEST(Auto, ProbedCostPerMessageDecidesSmallBlocksOnUnevenSmp)
         << line;
 }
 
+TEST(Auto, NearTheMarginTheProbedCostsGiveWayToTheCorners)
+{
+    // smp-4x4 on the emulated cluster: probes from job to job put node_lg's
+    // worst ratio anywhere in 0.75 .. 0.87 at 384 B. Within kProbeBand of
+    // the margin auto decides on the corners, as if nothing were probed;
+    // farther from it the probed prediction decides.
+    const Topology smp = Topology::from_node_sizes({4, 4, 4, 4});
+    auto probed = [](double latency, double node, double network) {
+        LinkCostSpec spec;
+        std::string error;
+        EXPECT_TRUE(parse_link_costs("probe", &spec, &error)) << error;
+        apply_probe(&spec, std::vector<double>(16, latency), {});
+        const double per_message[kBackboneLink] = {node, network};
+        apply_message_probe(&spec, per_message);
+        return spec;
+    };
+    auto picks = [&](size_t bytes, const LinkCostSpec &spec, std::string *line) {
+        const Choice choice = choose_auto(HIER_OP_ALLTOALL, smp, Plans(), bytes, 1, spec, line);
+        return std::string(choice.algorithm ? choice.algorithm->name : "fallback");
+    };
+    auto ratio = [&](size_t bytes, const LinkCostSpec &spec) {
+        for (const Contender &row : compare_alltoall(smp, Plans(), bytes, 1, spec).rows) {
+            if (std::string(row.name) == "node_lg") {
+                return row.worst_ratio;
+            }
+        }
+        return 0.0;
+    };
+    std::string line;
+    const LinkCostSpec jobs[] = {probed(112e-6, 32.7e-6, 36.4e-6), probed(80e-6, 39e-6, 46.9e-6),
+                                 probed(89.3e-6, 20.2e-6, 38.4e-6)};
+    for (const LinkCostSpec &job : jobs) {
+        const double r = ratio(384, job);
+        EXPECT_LE(std::abs(r - (1 - kAutoMargin)), kProbeBand) << r;
+        EXPECT_EQ(picks(384, job, &line), "node_lg") << line;  // the corners' pick
+        EXPECT_NE(line.find("is within the probes' noise of the margin: as without them, model at 384 B/block"),
+                  std::string::npos)
+            << line;
+    }
+    // 1 KiB's class: probed x0.79 (near), the corners keep Open MPI's.
+    const LinkCostSpec near = probed(31.6e-6, 10e-6, 31.6e-6);
+    EXPECT_LE(std::abs(ratio(1536, near) - (1 - kAutoMargin)), kProbeBand);
+    EXPECT_EQ(picks(1536, near, &line), "fallback") << line;
+    // Far from the margin the probes decide: x0.47 at 1536 B with 100 us a message.
+    const LinkCostSpec far = probed(100e-6, 10e-6, 100e-6);
+    EXPECT_LT(ratio(1536, far), 1 - kAutoMargin - kProbeBand);
+    EXPECT_EQ(picks(1536, far, &line), "node_lg") << line;
+    EXPECT_EQ(line.find("probes' noise"), std::string::npos) << line;
+}
+
 TEST(Auto, PicksAnLgThatCrossesOnceWhereTunedsBruckCrossesTheBackboneEveryRound)
 {
     // 16 + 16 one-process nodes, small blocks: tuned runs modified Bruck,

@@ -185,6 +185,15 @@ bool prepare(Comparison &comparison, const Topology &topology, size_t block_byte
     return true;
 }
 
+double fastest_worst_ratio(const Comparison &comparison)
+{
+    double fastest = kInfinity;
+    for (const Contender &contender : comparison.rows) {
+        fastest = contender.modelled() ? std::min(fastest, contender.worst_ratio) : fastest;
+    }
+    return fastest;
+}
+
 void set_worst_ratio(Comparison &comparison, Contender &contender)
 {
     if (contender.modelled()) {
@@ -201,10 +210,7 @@ void set_worst_ratio(Comparison &comparison, Contender &contender)
 void decide(Comparison &comparison)
 {
     const Contender *best = nullptr;
-    double fastest = kInfinity;
-    for (const Contender &contender : comparison.rows) {
-        fastest = contender.modelled() ? std::min(fastest, contender.worst_ratio) : fastest;
-    }
+    const double fastest = fastest_worst_ratio(comparison);
     for (const Contender &contender : comparison.rows) {
         if (!best && contender.modelled() && contender.worst_ratio <= fastest * (1 + kTie)) {
             best = &contender;
@@ -472,6 +478,16 @@ std::string describe(const Comparison &comparison)
     return line;
 }
 
+bool near_margin_with_probes(const Comparison &comparison)
+{
+    bool probed = comparison.probed_network >= 0 || comparison.probed_hop >= 0 || comparison.probed_crossing >= 0;
+    for (const double message : comparison.probed_message) {
+        probed = probed || message >= 0;
+    }
+    const double fastest = fastest_worst_ratio(comparison);
+    return probed && !comparison.why_not && std::abs(fastest - (1 - kAutoMargin)) <= kProbeBand;
+}
+
 std::vector<const Algorithm *> algorithms_of(const std::vector<TrialRow> &rows)
 {
     std::vector<const Algorithm *> algorithms;
@@ -665,14 +681,30 @@ Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, s
         }
         return choice;
     }
-    const Comparison comparison = compare_alltoall(topology, plans, block_bytes, window, costs, share);
+    const Comparison probed = compare_alltoall(topology, plans, block_bytes, window, costs, share);
     if (predictions) {
-        *predictions = describe(comparison);
+        *predictions = describe(probed);
+    }
+    if (!near_margin_with_probes(probed)) {
+        if (measure) {
+            *measure = probed.measure;
+        }
+        return probed.choice;
+    }
+    LinkCostSpec unprobed_costs = costs;
+    unprobed_costs.measured_network = unprobed_costs.measured_hop = unprobed_costs.measured_crossing = -1;
+    for (double &message : unprobed_costs.measured_message) {
+        message = -1;
+    }
+    const Comparison unprobed = compare_alltoall(topology, plans, block_bytes, window, unprobed_costs, share);
+    if (predictions) {
+        *predictions += "; " + format_ratio(fastest_worst_ratio(probed)) +
+                        " is within the probes' noise of the margin: as without them, " + describe(unprobed);
     }
     if (measure) {
-        *measure = comparison.measure;
+        *measure = unprobed.measure;
     }
-    return comparison.choice;
+    return unprobed.choice;
 }
 
 } // namespace hier

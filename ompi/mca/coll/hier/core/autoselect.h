@@ -51,6 +51,14 @@ namespace hier {
 // error on the measured cases (docs/tuning.md, "How far off the model is")
 // stays inside it.
 constexpr double kAutoMargin = 0.2;
+// Within this much of the margin (a fastest worst ratio in 0.7 .. 0.9) a
+// prediction from probed costs says more about the probes' noise than about
+// the machine: the same 16 ranks on the emulated cluster, probed in three
+// jobs, had node_lg at x0.78, x0.87 and x0.75 (docs/tuning.md, "Probed
+// costs and the margin"). There auto decides as if nothing had been
+// probed, on the corner machines, which no measurement moves, so that every
+// job of the machine decides alike.
+constexpr double kProbeBand = 0.1;
 // A row predicted at most this much slower than Open MPI on one of the
 // machines is measured against it: the model erred by 10 to 25 % on the
 // measured cases (docs/tuning.md), and the machine may be any of them.
@@ -190,10 +198,12 @@ struct ModelShare {
     bool shared() const { return count > 1 && agree != nullptr; }
 };
 // Whether choose_auto / compare_alltoall call share.agree for this decision:
-// exactly once when this is true, never when it is false. It depends only on
+// once for each comparison when this is true (choose_auto: twice near the
+// margin with probed costs), never when it is false. It depends only on
 // op, the topology (its ranks and nodes) and the share, which every rank of
-// a communicator has alike, so EVERY rank calls agree exactly once for a
-// decision or none does (the glue's collective relies on it not to hang):
+// a communicator has alike (as has the first comparison's outcome, once
+// agreed), so EVERY rank calls agree as often for a decision or none does
+// (the glue's collective relies on it not to hang):
 // an alltoall, shared (count > 1 and agree set), on more than one node, and
 // at most kMaxModelledRanks ranks (the scale model's cheap closed forms
 // above are not shared).
@@ -214,11 +224,18 @@ Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_byte
 // The one line choose_auto writes for a comparison.
 std::string describe(const Comparison &comparison);
 
+// Whether the comparison weighed probed costs and its fastest row's worst
+// ratio lies within kProbeBand of the margin (1 - kAutoMargin).
+bool near_margin_with_probes(const Comparison &comparison);
+
 // Writes one line (no newline) to *predictions saying what was compared
 // and what was picked, when predictions is not null. Returns the choice;
 // its reason, when it falls back, is a constant string. Sets *measure, when
 // it is not null, to the rows the model could not tell from Open MPI's
-// (none, mostly): the caller may measure them (Trial).
+// (none, mostly): the caller may measure them (Trial). Where the probed
+// costs put the comparison near the margin (near_margin_with_probes), the
+// comparison runs again without them and its choice and rows to measure
+// stand: then share.agree is called twice, by every rank alike.
 // `share` shares an alltoall's comparison out over the ranks (ModelShare;
 // model_shared says when its agree is called); other ops ignore it.
 Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes, int window,
