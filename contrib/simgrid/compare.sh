@@ -8,7 +8,7 @@
 #   contrib/simgrid/compare.sh PLATFORM [options]
 #     PLATFORM        a file of contrib/simgrid/platforms (name or path); its comment's
 #                     "hier: KEY=VALUE" lines say the hosts, the cluster map, the link
-#                     costs hier is told and what bounds the collective
+#                     costs (and cost file) hier is told and what bounds the collective
 #     -c COLLECTIVE   alltoall (default), allgather, scatter, gather, allreduce, barrier
 #     -m SIZES        bytes per block: MIN:MAX (powers of two) or a list (default 1:256)
 #     -a ALGS         also run these named hier rows, comma-separated (e.g. node_lg)
@@ -44,7 +44,8 @@
 # The table (and DIR/PLATFORM-COLLECTIVE.csv): per size the four selectors, hier auto
 # and its pick, each -a row, the limit (the platform's physical lower bound: see
 # docs/simgrid.md), hier over ompi and over the best selector, and the validation
-# (ok only if every run checked every byte). "predicted" is what auto's model
+# (ok only if every run checked every byte, else "FAILED:" and the variants
+# whose bytes were wrong). "predicted" is what auto's model
 # (hier-inspect alltoall on the same nodes, clusters and costs) expects: the row
 # it picks and its ratio to Open MPI's, or "fallback (best row xR)". Wall time,
 # CPU time and peak memory of each run go to stderr.
@@ -77,7 +78,7 @@ png=$outdir/$name-$collective.png
 # The platform's "hier: KEY=VALUE" lines.
 meta() { sed -n "s/^ *hier: $1=\(.*\)$/\1/p" "$platform" | head -n 1; }
 hosts=$(meta hosts) cluster_map=$(meta cluster_map) link_costs=$(meta link_costs) torus_dims=$(meta torus_dims)
-placement=$(meta placement) cost=$(meta cost)
+cost=$(meta cost)
 
 # The host file: each entry PREFIX[LO-HI]:COUNTS, COUNTS one count or a list
 # cycled over the entry's hosts; one "host:ranks" line a host.
@@ -88,19 +89,6 @@ for entry in $hosts; do
         for (h = a[2]; h <= a[3]; h++) print a[1] h ":" c[(h - a[2]) % n + 1]}'
 done >"$hostfile"
 ranks=$(awk -F: '{n += $2} END {print n}' "$hostfile")
-# "placement=cyclic": rank r on the (r mod hosts)-th host, as mpirun --map-by
-# node places them (one "host:1" line a rank); the host file above still says
-# each host's count, for the limit.
-run_hostfile=$hostfile
-if [ "$placement" = cyclic ]; then
-    run_hostfile=$outdir/$name.cyclic.hosts
-    awk -F: '{host[NR] = $1; left[NR] = $2}
-        END {do {more = 0; for (h = 1; h <= NR; h++) if (left[h]-- > 0) {print host[h] ":1"; more = 1}} while (more)}' \
-        "$hostfile" >"$run_hostfile"
-elif [ -n "$placement" ]; then
-    echo "compare: $platform: placement=$placement: expected cyclic (or no placement line: by host)" >&2
-    exit 2
-fi
 
 common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no
         --cfg=smpi/send-is-detached-thresh:$((detached ? 65536 : 0))
@@ -119,7 +107,7 @@ run() {
     ((reuse)) && return
     echo "compare: $name ($ranks ranks), $collective, $1" >&2
     /usr/bin/time -f "compare: $1: %e s wall, %U s user + %S s system CPU, %M KB peak" \
-        smpirun -np "$ranks" -platform "$platform" -hostfile "$run_hostfile" -quiet "${common[@]}" \
+        smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
         "--cfg=smpi/$collective:$2" "$program" "${hier_args[@]}" -a "$3" >"$out" 2>"$out.err" ||
         echo "compare: $1 failed (exit $?): $(grep -v '^\[' "$out.err" | tail -n 2 | tr '\n' ' ')" >&2
     grep -E "^compare: |^hier_smpi: .*(ranks|wall)" "$out.err" >&2 || true
@@ -138,12 +126,16 @@ get() { awk -F, -v s="$2" -v c="$3" '$2 == s {print $c}' "$outdir/$name-$collect
 # alltoall: every host's NIC carries n (p - n) blocks each way; every group
 # (leaf, site) its r (p - r) blocks through its uplink (plus its latency);
 # allgather: every NIC receives (p - n) blocks; scatter, gather: the root's
-# NIC (p - n) blocks, or on a torus its links ceil((p - 1) / links) blocks.
+# NIC (p - n) blocks, or on a torus its links ceil((p - 1) / links) blocks;
+# every collective (barrier and allreduce: alone), with a diameter line: the
+# one-way latency of the platform's longest path, which some rank's data or
+# signal must cross.
 to_bytes() { awk -v r="$1" 'BEGIN {u = r; sub(/[0-9.]+/, "", u); v = r + 0
     f = u ~ /^TB/ ? 1e12 : u ~ /^GB/ ? 1e9 : u ~ /^MB/ ? 1e6 : u ~ /^Gbit/ ? 1e9 / 8 : 1; print v * f}'; }
-nic=$(meta nic) groups=$(meta groups) links=$(meta links)
+nic=$(meta nic) groups=$(meta groups) links=$(meta links) diameter=$(meta diameter)
 limit_us() {
     awk -F: -v b="$1" -v coll="$collective" -v p="$ranks" -v nic="$( [ -n "$nic" ] && to_bytes "$nic" || echo 0)" \
+        -v diameter="$diameter" \
         -v groups="$groups" -v gbw="$( [ -n "$groups" ] && to_bytes "$(cut -d: -f2 <<<"$groups")" || echo 0)" \
         -v links="$links" -v lbw="$( [ -n "$links" ] && to_bytes "${links#*:}" || echo 0)" '
         {n[NR] = $2}
@@ -162,6 +154,7 @@ limit_us() {
                 if (links != "") { split(links, q, ":"); t = int((p - 1 + q[1] - 1) / q[1]) * b / lbw }
                 else if (nic > 0) t = (p - n[1]) * b / nic
             }
+            if (diameter != "") t = max(t, diameter ~ /ms$/ ? diameter * 1e-3 : diameter ~ /us$/ ? diameter * 1e-6 : diameter)
             if (t < 0) print "-"; else printf "%.2f", t * 1e6
         }
         function max(a, c) { return a > c ? a : c }' "$hostfile"
@@ -174,8 +167,7 @@ limit_us() {
 inspect=$here/../inspect/hier-inspect
 node_sizes=$(cut -d: -f2 "$hostfile" | paste -sd,)
 predicted() {
-    # hier-inspect takes nodes of consecutive ranks: no prediction for cyclic placement
-    [ "$collective" = alltoall ] && [ -x "$inspect" ] && [ "$run_hostfile" = "$hostfile" ] || { echo "-"; return; }
+    [ "$collective" = alltoall ] && [ -x "$inspect" ] || { echo "-"; return; }
     local args=(alltoall "$node_sizes" --bytes "$1")
     [ -n "$cluster_map" ] && args+=(--clusters "$cluster_map")
     [ -n "$link_costs" ] && args+=(--costs "$link_costs")
@@ -194,27 +186,31 @@ header+=",hier_us,hier_alg"
 for a in "${named[@]}"; do header+=",${a}_us"; done
 header+=",limit_us,hier_over_ompi,hier_over_best,best_selector,predicted,validation"
 echo "$header" >"$csv"
-# checked VALIDATION: a run that printed this size and did not check every
-# byte makes the row FAILED; a run that died before it ("-" in its column,
-# its error in DIR) does not.
-checked() { [ -z "$1" ] || [ "$1" = ok ] || [ "$1" = "ok (no data)" ] || valid=FAILED; }
+# checked VARIANT VALIDATION: a run that printed this size and did not check
+# every byte makes the row "FAILED: VARIANT ..." (its time column "wrong"; a
+# selector's is then not the best); a run that died before it ("-" in its
+# column, its error in DIR) does not.
+checked() { [ -z "$2" ] || [ "$2" = ok ] || [ "$2" = "ok (no data)" ] || failed+=" $1"; }
 for size in $(cat "$outdir/$name-$collective"-*.out 2>/dev/null | awk -F, 'NR > 1 && $2 ~ /^[0-9]+$/ {print $2}' | sort -n | uniq); do
-    row=$size valid=ok best= best_name=
+    row=$size failed= best= best_name=
     for s in "${sels[@]}"; do
         t=$(get "$s" "$size" 5)
+        checked "$s" "$(get "$s" "$size" 10)"
+        [[ " $failed " == *" $s "* ]] && t=wrong
         row+=",${t:--}"
-        checked "$(get "$s" "$size" 10)"
-        if [ -n "$t" ] && { [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; }; then
+        if [ -n "$t" ] && [ "$t" != wrong ] && { [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; }; then
             best=$t best_name=$s
         fi
     done
     hier=$(get hier "$size" 5)
-    checked "$(get hier "$size" 10)"
+    checked hier "$(get hier "$size" 10)"
     row+=",${hier:--},$(get hier "$size" 4)"
     for a in "${named[@]}"; do
         row+=",$(get "$a" "$size" 5)"
-        checked "$(get "$a" "$size" 10)"
+        checked "$a" "$(get "$a" "$size" 10)"
     done
+    valid=${failed:+FAILED:$failed}
+    valid=${valid:-ok}
     ompi=$(get ompi "$size" 5)
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "-"}'; }
     row+=",$(limit_us "$size"),$(ratio "$hier" "$ompi"),$(ratio "$hier" "$best"),${best_name:--},$(predicted "$size"),$valid"

@@ -47,13 +47,17 @@
  * messages in flight. Every rank exchanges one 8-byte message each way with
  * every partner at once, first with its partners on its own node, then
  * with those on other nodes (partners, as the core names them: the ranks at
- * distance up to HIER_PROBE_REACH in rank order); the exchange's time over the messages it
- * sent and received is the cost per message (a latency's share included),
- * which the model charges at each end. Partners in another cluster are left
+ * distance up to HIER_PROBE_REACH in rank order); the fastest exchange's
+ * time over the messages it sent and received is the cost per message (a
+ * latency's share included), which the model charges at each end. The
+ * fastest, not the median: on a host with more ranks than cores the
+ * slower exchanges waited for a process scheduled in their place, and the
+ * median of 3 wandered by 2x from job to job (docs/tuning.md, "Probed costs
+ * and the margin"). Partners in another cluster are left
  * out: their exchange would time the backbone's latency, not the messages,
  * and the model charges the backbone the network's cost per message anyway.
  * Averaged over the ranks that have partners of the class. Cost: 2 classes
- * of HIER_PROBE_ROUND_TRIPS exchanges of at most 2 * HIER_PROBE_REACH
+ * of HIER_MESSAGE_PROBE_TRIPS exchanges of at most 2 * HIER_PROBE_REACH
  * messages each way per rank, then one allreduce of six numbers; before
  * them, one allreduce of four that agrees on what earlier communicators
  * measured, which spares all of it where both classes are known. Memory:
@@ -121,6 +125,7 @@
 #include "opal/util/output.h"
 
 #define HIER_PROBE_ROUND_TRIPS 4
+#define HIER_MESSAGE_PROBE_TRIPS 8
 #define HIER_PROBE_REACH 8
 #define HIER_CLOCK_LEAD_FACTOR 3
 #define HIER_CLOCK_MIN_LEAD 200e-6
@@ -333,17 +338,18 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
     return OMPI_SUCCESS;
 }
 
-/* HIER_PROBE_ROUND_TRIPS exchanges of one 8-byte message each way with every
- * partner at once (the first opens the connections and is not counted); the
- * median exchange's time over the messages sent and received. */
+/* HIER_MESSAGE_PROBE_TRIPS exchanges of one 8-byte message each way with
+ * every partner at once (the first opens the connections and is not
+ * counted); the fastest exchange's time over the messages sent and
+ * received. */
 static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *partners, int count, int tag,
                                double *per_message)
 {
-    double sent = 0, received[2 * HIER_PROBE_REACH], times[HIER_PROBE_ROUND_TRIPS] = {0};
+    double sent = 0, received[2 * HIER_PROBE_REACH], times[HIER_MESSAGE_PROBE_TRIPS] = {0};
     ompi_request_t *requests[4 * HIER_PROBE_REACH];
     int rc = OMPI_SUCCESS;
 
-    for (int trip = 0; trip < HIER_PROBE_ROUND_TRIPS && OMPI_SUCCESS == rc; ++trip) {
+    for (int trip = 0; trip < HIER_MESSAGE_PROBE_TRIPS && OMPI_SUCCESS == rc; ++trip) {
         const double start = mca_coll_hier_now();
         int posted = 0;
         for (int i = 0; i < count && OMPI_SUCCESS == rc; ++i) {
@@ -359,9 +365,15 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
         rc = OMPI_SUCCESS == rc ? waited : rc;
         times[trip] = mca_coll_hier_now() - start;
     }
-    /* The median of the three counted trips (HIER_PROBE_ROUND_TRIPS is 4). */
-    const double median = fmax(fmin(times[1], times[2]), fmin(fmax(times[1], times[2]), times[3]));
-    *per_message = median / (2 * count);
+    /* The fastest counted trip: a slower one was delayed by something else
+     * (a process scheduled in its place, on a host with more ranks than
+     * cores), and those delays are what made the median wander from job to
+     * job. */
+    double fastest = times[1];
+    for (int trip = 2; trip < HIER_MESSAGE_PROBE_TRIPS; ++trip) {
+        fastest = fmin(fastest, times[trip]);
+    }
+    *per_message = fastest / (2 * count);
     return rc;
 }
 
