@@ -749,7 +749,7 @@ TEST(Auto, NearTheMarginTheProbedCostsGiveWayToTheCorners)
         const double r = ratio(384, job);
         EXPECT_LE(std::abs(r - (1 - kAutoMargin)), kProbeBand) << r;
         EXPECT_EQ(picks(384, job, &line), "node_lg") << line;  // the corners' pick
-        EXPECT_NE(line.find("is within the probes' noise of the margin: as without them, model at 384 B/block"),
+        EXPECT_NE(line.find("is within the probes' noise of the margin or of another row: as without them, model at 384 B/block"),
                   std::string::npos)
             << line;
     }
@@ -757,6 +757,16 @@ TEST(Auto, NearTheMarginTheProbedCostsGiveWayToTheCorners)
     const LinkCostSpec near = probed(31.6e-6, 10e-6, 31.6e-6);
     EXPECT_LE(std::abs(ratio(1536, near) - (1 - kAutoMargin)), kProbeBand);
     EXPECT_EQ(picks(1536, near, &line), "fallback") << line;
+    // A pick far from the margin, but hypercube within 0.1 of node_lg (x0.69
+    // and x0.62 at 24 B): which of the two the probes favour is their noise,
+    // so the corners decide (node_lg, x0.55).
+    const LinkCostSpec tie = probed(70e-6, 10e-6, 45e-6);
+    const Comparison tied = compare_alltoall(smp, Plans(), 24, 1, tie);
+    EXPECT_GT(std::abs(ratio(24, tie) - (1 - kAutoMargin)), kProbeBand);
+    EXPECT_TRUE(near_margin_with_probes(tied));
+    EXPECT_EQ(picks(24, tie, &line), "node_lg") << line;
+    EXPECT_NE(line.find("of the margin or of another row: as without them, model at 24 B/block"), std::string::npos)
+        << line;
     // Far from the margin the probes decide: x0.47 at 1536 B with 100 us a message.
     const LinkCostSpec far = probed(100e-6, 10e-6, 100e-6);
     EXPECT_LT(ratio(1536, far), 1 - kAutoMargin - kProbeBand);

@@ -47,13 +47,13 @@
  * messages in flight. Every rank exchanges one 8-byte message each way with
  * every partner at once, first with its partners on its own node, then
  * with those on other nodes (partners, as the core names them: the ranks at
- * distance up to HIER_PROBE_REACH in rank order); the fastest exchange's
+ * distance up to HIER_PROBE_REACH in rank order); the median exchange's
  * time over the messages it sent and received is the cost per message (a
  * latency's share included), which the model charges at each end. The
- * fastest, not the median: on a host with more ranks than cores the
- * slower exchanges waited for a process scheduled in their place, and the
- * median of 3 wandered by 2x from job to job (docs/tuning.md, "Probed costs
- * and the margin"). Partners in another cluster are left
+ * median of 7: of 3 it wandered by 2x from job to job on a host with more
+ * ranks than cores; the fastest of 7 leaves out the waits for the cores,
+ * which the collective pays too (docs/tuning.md, "Probed costs and the
+ * margin"). Partners in another cluster are left
  * out: their exchange would time the backbone's latency, not the messages,
  * and the model charges the backbone the network's cost per message anyway.
  * Averaged over the ranks that have partners of the class. Cost: 2 classes
@@ -340,7 +340,7 @@ int mca_coll_hier_probe_latency(mca_coll_hier_module_t *module, struct ompi_comm
 
 /* HIER_MESSAGE_PROBE_TRIPS exchanges of one 8-byte message each way with
  * every partner at once (the first opens the connections and is not
- * counted); the fastest exchange's time over the messages sent and
+ * counted); the median exchange's time over the messages sent and
  * received. */
 static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *partners, int count, int tag,
                                double *per_message)
@@ -365,15 +365,15 @@ static int hier_probe_exchange(struct ompi_communicator_t *comm, const int *part
         rc = OMPI_SUCCESS == rc ? waited : rc;
         times[trip] = mca_coll_hier_now() - start;
     }
-    /* The fastest counted trip: a slower one was delayed by something else
-     * (a process scheduled in its place, on a host with more ranks than
-     * cores), and those delays are what made the median wander from job to
-     * job. */
-    double fastest = times[1];
-    for (int trip = 2; trip < HIER_MESSAGE_PROBE_TRIPS; ++trip) {
-        fastest = fmin(fastest, times[trip]);
+    /* The median of the counted trips (insertion sort of 7). */
+    for (int i = 2; i < HIER_MESSAGE_PROBE_TRIPS; ++i) {
+        for (int j = i; j > 1 && times[j - 1] > times[j]; --j) {
+            const double t = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = t;
+        }
     }
-    *per_message = fastest / (2 * count);
+    *per_message = times[HIER_MESSAGE_PROBE_TRIPS / 2] / (2 * count);
     return rc;
 }
 

@@ -484,8 +484,23 @@ bool near_margin_with_probes(const Comparison &comparison)
     for (const double message : comparison.probed_message) {
         probed = probed || message >= 0;
     }
-    const double fastest = fastest_worst_ratio(comparison);
-    return probed && !comparison.why_not && std::abs(fastest - (1 - kAutoMargin)) <= kProbeBand;
+    if (!probed || comparison.why_not) {
+        return false;
+    }
+    // The small slack keeps a ratio printed as x0.70 or x0.90 inside.
+    const double fastest = fastest_worst_ratio(comparison), band = kProbeBand + 1e-9;
+    if (std::abs(fastest - (1 - kAutoMargin)) <= band) {
+        return true;  // picked or not, by the probes' noise
+    }
+    if (fastest > 1 - kAutoMargin) {
+        return false;  // the fallback, clearly
+    }
+    // A pick: another row within the band of it could be picked instead.
+    int close = 0;
+    for (const Contender &contender : comparison.rows) {
+        close += contender.modelled() && contender.worst_ratio <= fastest + band;
+    }
+    return close > 1;
 }
 
 std::vector<const Algorithm *> algorithms_of(const std::vector<TrialRow> &rows)
@@ -699,7 +714,8 @@ Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, s
     const Comparison unprobed = compare_alltoall(topology, plans, block_bytes, window, unprobed_costs, share);
     if (predictions) {
         *predictions += "; " + format_ratio(fastest_worst_ratio(probed)) +
-                        " is within the probes' noise of the margin: as without them, " + describe(unprobed);
+                        " is within the probes' noise of the margin or of another row: as without them, " +
+                        describe(unprobed);
     }
     if (measure) {
         *measure = unprobed.measure;

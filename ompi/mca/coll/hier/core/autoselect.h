@@ -51,13 +51,13 @@ namespace hier {
 // error on the measured cases (docs/tuning.md, "How far off the model is")
 // stays inside it.
 constexpr double kAutoMargin = 0.2;
-// Within this much of the margin (a fastest worst ratio in 0.7 .. 0.9) a
-// prediction from probed costs says more about the probes' noise than about
-// the machine: the same 16 ranks on the emulated cluster, probed in three
-// jobs, had node_lg at x0.78, x0.87 and x0.75 (docs/tuning.md, "Probed
-// costs and the margin"). There auto decides as if nothing had been
-// probed, on the corner machines, which no measurement moves, so that every
-// job of the machine decides alike.
+// Within this much of the margin (a fastest worst ratio in 0.7 .. 0.9), or
+// of the picked row (another row as good), a prediction from probed costs
+// says more about the probes' noise than about the machine: the same 16
+// ranks on the emulated cluster, probed in three jobs, had node_lg at x0.78,
+// x0.87 and x0.75 (docs/tuning.md, "Probed costs and the margin"). There
+// auto decides as if nothing had been probed, on the corner machines, which
+// no measurement moves, so that every job of the machine decides alike.
 constexpr double kProbeBand = 0.1;
 // A row predicted at most this much slower than Open MPI on one of the
 // machines is measured against it: the model erred by 10 to 25 % on the
@@ -224,8 +224,10 @@ Comparison compare_alltoall_at_scale(const Topology &topology, size_t block_byte
 // The one line choose_auto writes for a comparison.
 std::string describe(const Comparison &comparison);
 
-// Whether the comparison weighed probed costs and its fastest row's worst
-// ratio lies within kProbeBand of the margin (1 - kAutoMargin).
+// Whether the comparison weighed probed costs and the probes' noise could
+// change its outcome: its fastest row's worst ratio lies within kProbeBand
+// of the margin (1 - kAutoMargin), or it picks a row and another row's
+// worst ratio lies within kProbeBand of that row's.
 bool near_margin_with_probes(const Comparison &comparison);
 
 // Writes one line (no newline) to *predictions saying what was compared
