@@ -763,7 +763,7 @@ TEST(Auto, NearTheMarginTheProbedCostsGiveWayToTheCorners)
     const LinkCostSpec tie = probed(70e-6, 10e-6, 45e-6);
     const Comparison tied = compare_alltoall(smp, Plans(), 24, 1, tie);
     EXPECT_GT(std::abs(ratio(24, tie) - (1 - kAutoMargin)), kProbeBand);
-    EXPECT_TRUE(near_margin_with_probes(tied));
+    EXPECT_TRUE(probes_could_tip(tied));
     EXPECT_EQ(picks(24, tie, &line), "node_lg") << line;
     EXPECT_NE(line.find("of the margin or of another row: as without them, model at 24 B/block"), std::string::npos)
         << line;

@@ -478,7 +478,7 @@ std::string describe(const Comparison &comparison)
     return line;
 }
 
-bool near_margin_with_probes(const Comparison &comparison)
+bool probes_could_tip(const Comparison &comparison)
 {
     bool probed = comparison.probed_network >= 0 || comparison.probed_hop >= 0 || comparison.probed_crossing >= 0;
     for (const double message : comparison.probed_message) {
@@ -700,7 +700,7 @@ Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, s
     if (predictions) {
         *predictions = describe(probed);
     }
-    if (!near_margin_with_probes(probed)) {
+    if (!probes_could_tip(probed)) {
         if (measure) {
             *measure = probed.measure;
         }

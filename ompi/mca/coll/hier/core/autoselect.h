@@ -14,7 +14,8 @@
 // order); a row is picked only if its prediction beats Open MPI's by
 // kAutoMargin, on every machine the link costs allow (link_costs.h: one when
 // the user gave every class, the corners of the unknown classes otherwise).
-// A communicator on one node falls back. Above kMaxModelledRanks the
+// Where probed costs leave the outcome to the probes' noise (kProbeBand),
+// the corners decide instead. A communicator on one node falls back. Above kMaxModelledRanks the
 // predictions are the scale model's (scale_model.h), not the simulator's.
 // The collectives without a model of Open MPI's own algorithms go by the
 // rows' rules (registry.h: Algorithm::auto_declines): opt on a torus
@@ -228,16 +229,16 @@ std::string describe(const Comparison &comparison);
 // change its outcome: its fastest row's worst ratio lies within kProbeBand
 // of the margin (1 - kAutoMargin), or it picks a row and another row's
 // worst ratio lies within kProbeBand of that row's.
-bool near_margin_with_probes(const Comparison &comparison);
+bool probes_could_tip(const Comparison &comparison);
 
 // Writes one line (no newline) to *predictions saying what was compared
 // and what was picked, when predictions is not null. Returns the choice;
 // its reason, when it falls back, is a constant string. Sets *measure, when
 // it is not null, to the rows the model could not tell from Open MPI's
-// (none, mostly): the caller may measure them (Trial). Where the probed
-// costs put the comparison near the margin (near_margin_with_probes), the
-// comparison runs again without them and its choice and rows to measure
-// stand: then share.agree is called twice, by every rank alike.
+// (none, mostly): the caller may measure them (Trial). Where the probes'
+// noise could tip the comparison (probes_could_tip), it runs again without
+// the probed values and its choice and rows to measure stand: then
+// share.agree is called twice, by every rank alike.
 // `share` shares an alltoall's comparison out over the ranks (ModelShare;
 // model_shared says when its agree is called); other ops ignore it.
 Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, size_t block_bytes, int window,
