@@ -706,12 +706,8 @@ Choice choose_auto(hier_op_t op, const Topology &topology, const Plans &plans, s
         }
         return probed.choice;
     }
-    LinkCostSpec unprobed_costs = costs;
-    unprobed_costs.measured_network = unprobed_costs.measured_hop = unprobed_costs.measured_crossing = -1;
-    for (double &message : unprobed_costs.measured_message) {
-        message = -1;
-    }
-    const Comparison unprobed = compare_alltoall(topology, plans, block_bytes, window, unprobed_costs, share);
+    const Comparison unprobed =
+        compare_alltoall(topology, plans, block_bytes, window, costs.without_measurements(), share);
     if (predictions) {
         *predictions += "; " + format_ratio(fastest_worst_ratio(probed)) +
                         " is within the probes' noise of the margin or of another row: as without them, " +

@@ -95,6 +95,16 @@ struct LinkCostSpec {
     {
         return given[kNodeLink] || given[kNetworkLink] || given[kBackboneLink] || given[kSocketLink];
     }
+    // The same spec with nothing measured: the classes not given at their corners.
+    LinkCostSpec without_measurements() const
+    {
+        LinkCostSpec spec = *this;
+        spec.measured_network = spec.measured_hop = spec.measured_crossing = -1;
+        for (double &message : spec.measured_message) {
+            message = -1;
+        }
+        return spec;
+    }
 };
 
 // Parses coll_hier_link_costs: "" (every class unknown) or comma-separated
