@@ -444,12 +444,9 @@ test_two_clusters() {
         "$alltoallv_checker" -- --mca coll_hier_cluster_map "$hosts" --mca coll_hier_alltoallv_algorithm lg
     # Every row runs by name on uneven-smp; here the rows whose shape the
     # backbone decides, every row with --full.
-    if ((full)); then
-        alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --mca coll_hier_cluster_map "$hosts"
-    else
-        alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" --only "lg lg_at_once lg_overlap node_lg" \
-            --mca coll_hier_cluster_map "$hosts"
-    fi
+    local only=(--only "lg lg_at_once lg_overlap node_lg")
+    if ((full)); then only=(); fi
+    alltoall_by_name two-clusters 9 "1,1,1,1,1,1,1,1,1 --clusters 3,6" "${only[@]}" --mca coll_hier_cluster_map "$hosts"
     alltoall_auto two-clusters 9 --mca coll_hier_cluster_map "$hosts"
     ialltoall two-clusters 9 auto "size 9, 9 nodes, 2 clusters" --mca coll_hier_cluster_map "$hosts"
     ialltoall two-clusters 9 lg_at_once "size 9, 9 nodes, 2 clusters" --mca coll_hier_cluster_map "$hosts"
