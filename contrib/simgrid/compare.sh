@@ -47,7 +47,8 @@
 # (ok only if every run checked every byte, else "FAILED:" and the variants
 # whose bytes were wrong). "predicted" is what auto's model
 # (hier-inspect alltoall on the same nodes, clusters and costs) expects: the row
-# it picks and its ratio to Open MPI's, or "fallback (best row xR)". Wall time,
+# it picks for the size's class and that row's ratio to Open MPI's at exactly the
+# block simulated, or "fallback (best row xR)". Wall time,
 # CPU time and peak memory of each run go to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -162,8 +163,9 @@ limit_us() {
 
 # The scale model's (or, up to 128 ranks, the simulator's) view of each size,
 # from hier-inspect on the same node sizes, clusters and costs: the row auto
-# picks and its predicted ratio to Open MPI's, or the best row's when it
-# keeps Open MPI's ("fallback (row x1.23)").
+# picks for the size's class and that row's predicted ratio to Open MPI's at
+# exactly this block, the one simulated ("fallback (row x1.23)" when it keeps
+# Open MPI's: the best row's ratio).
 inspect=$here/../inspect/hier-inspect
 node_sizes=$(cut -d: -f2 "$hostfile" | paste -sd,)
 predicted() {
@@ -172,9 +174,10 @@ predicted() {
     [ -n "$cluster_map" ] && args+=(--clusters "$cluster_map")
     [ -n "$link_costs" ] && args+=(--costs "$link_costs")
     [ -n "$torus_dims" ] && args+=(--torus "$torus_dims")
-    "$inspect" "${args[@]}" 2>/dev/null | awk '
+    local pick
+    pick=$("$inspect" "${args[@]}" 2>/dev/null | awk '/^auto picks/ {print $3}')
+    "$inspect" "${args[@]}" --exact 2>/dev/null | awk -v pick="$pick" '
         $NF ~ /^x[0-9.]+$/ && $1 != "open-mpi" && $1 !~ /^open-mpi\(/ {r[$1] = substr($NF, 2); if (best == "" || r[$1] + 0 < r[best] + 0) best = $1}
-        /^auto picks/ {pick = $3}
         END {if (pick != "" && pick in r) printf "%s x%s", pick, r[pick]
              else if (best != "") printf "fallback (%s x%s)", best, r[best]
              else printf "-"}'

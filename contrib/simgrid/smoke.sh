@@ -30,8 +30,10 @@ common=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no --cfg=smp
         --cfg=smpi/host-speed:1Gf --log=root.thres:critical)
 printf 'n0:16\nn1:16\nn2:16\nn3:16\n' >"$tmp/fattree.hosts"
 printf 'a0:16\na1:16\nb0:16\nb1:16\n' >"$tmp/sites.hosts"
-fattree_costs=node=0.1us:50GB/s:0ns,network=4us:12.5GB/s:0ns
-sites_costs=node=0.1us:50GB/s:0ns,network=2us:12.5GB/s:0ns,backbone=5ms:1.25GB/s:0ns
+# The link costs each platform's "hier: link_costs=" line tells hier.
+link_costs() { sed -n 's/^ *hier: link_costs=\(.*\)$/\1/p' "$here/platforms/$1.xml"; }
+fattree_costs=$(link_costs fattree-4x16)
+sites_costs=$(link_costs two-sites-small)
 
 # check NAME PLATFORM HOSTS COLLECTIVE ARGS...
 check() {
