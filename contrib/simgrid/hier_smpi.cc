@@ -512,6 +512,7 @@ int main(int argc, char **argv)
         in.link_costs = o.link_costs.c_str();   // "" = every class unknown: never probe in SMPI
         in.cost = o.cost.empty() ? nullptr : o.cost.c_str();
         in.tcp_eager_limit = 65536;             // SMPI's smpi/send-is-detached-thresh
+        in.backbone_piece = -1;                 // the transport below sends whole messages
         in.world_size = p;
         in.in_use = 1;
         sh.settings = hier_settings_create(&in);
