@@ -19,6 +19,11 @@
 #     -R              run nothing: the table again from DIR's outputs of an earlier run
 #     -N              no hier auto run (its pick does not simulate in reasonable wall time):
 #                     the table from the selectors and the -a rows, hier's columns "-"
+#     -S SOLVER       SimGrid's bandwidth sharing solver for hier's runs: maxmin (default) or
+#                     fairbottleneck, which gave hier's schedules the same times in every
+#                     cell compared, 9 to 11 times faster; the selectors keep maxmin, SimGrid's
+#                     default (docs/simgrid.md, "Solvers"). A fallback cell then runs Open
+#                     MPI's algorithm under SOLVER
 #     -D              detached sends below 64 KiB (SMPI's default; Open MPI's eager sends
 #                     complete as detached ones do), instead of none (below); always for
 #                     scatter and gather, whose SMPI ports use blocking sends: without, each
@@ -33,6 +38,7 @@
 #                                        but with -D (65536)
 #   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
 #                                        links as the platform says (no SMPI correction)
+#   --cfg=network/solver:maxmin          SimGrid's default; for hier's runs -S's
 #   --cfg=maxmin/precision:1e-4          SimGrid's solver aborts at the default 1e-5 and at 1e-6 with
 #                                        many flows on a link (1e-9 crashes it)
 # A selector's variant runs MPI's own collective (-a mpi) with
@@ -59,14 +65,17 @@ platform=$1; shift
 [ -f "$platform" ] || platform=$here/platforms/$platform.xml
 [ -f "$platform" ] || { echo "compare: no platform $platform" >&2; exit 2; }
 collective=alltoall sizes=1:256 algorithms= selectors=ompi,mpich,mvapich2,impi iters=1 warmup=0 outdir=simgrid-results
-reuse=0 no_auto=0 detached=0
-while getopts "c:m:a:s:i:x:o:RND" opt; do
+reuse=0 no_auto=0 detached=0 solver=maxmin
+while getopts "c:m:a:s:i:x:o:S:RND" opt; do
     case $opt in
     c) collective=$OPTARG ;; m) sizes=$OPTARG ;; a) algorithms=$OPTARG ;; s) selectors=$OPTARG ;;
     i) iters=$OPTARG ;; x) warmup=$OPTARG ;; o) outdir=$OPTARG ;; R) reuse=1 ;; N) no_auto=1 ;; D) detached=1 ;;
+    S) solver=$OPTARG ;;
     *) usage ;;
     esac
 done
+case $solver in maxmin | fairbottleneck) ;; *)
+    echo "compare: -S \"$solver\": expected maxmin or fairbottleneck" >&2; exit 2 ;; esac
 # Scatter and gather: SMPI's ports of Open MPI's binomial and basic linear
 # use blocking sends, which Open MPI completes at once below the eager limit.
 case $collective in scatter | gather) detached=1 ;; esac
@@ -105,10 +114,13 @@ hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 # run VARIANT SELECTOR ALG: one smpirun; its CSV in DIR/NAME-COLL-VARIANT.out
 run() {
     local out=$outdir/$name-$collective-$1.out
+    local solved=maxmin
+    [ "$3" = mpi ] || solved=$solver
     ((reuse)) && return
     echo "compare: $name ($ranks ranks), $collective, $1" >&2
     /usr/bin/time -f "compare: $1: %e s wall, %U s user + %S s system CPU, %M KB peak" \
         smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
+        "--cfg=network/solver:$solved" \
         "--cfg=smpi/$collective:$2" "$program" "${hier_args[@]}" -a "$3" >"$out" 2>"$out.err" ||
         echo "compare: $1 failed (exit $?): $(grep -v '^\[' "$out.err" | tail -n 2 | tr '\n' ' ')" >&2
     grep -E "^compare: |^hier_smpi: .*(ranks|wall)" "$out.err" >&2 || true
