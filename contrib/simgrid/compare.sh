@@ -23,7 +23,7 @@
 #                     fairbottleneck, which gave hier's schedules the same times in every
 #                     cell compared, 9 to 11 times faster; the selectors keep maxmin, SimGrid's
 #                     default (docs/simgrid.md, "Solvers"). A fallback cell then runs Open
-#                     MPI's algorithm under SOLVER
+#                     MPI's algorithm under SOLVER.
 #     -D              detached sends below 64 KiB (SMPI's default; Open MPI's eager sends
 #                     complete as detached ones do), instead of none (below); always for
 #                     scatter and gather, whose SMPI ports use blocking sends: without, each
@@ -38,7 +38,7 @@
 #                                        but with -D (65536)
 #   --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
 #                                        links as the platform says (no SMPI correction)
-#   --cfg=network/solver:maxmin          SimGrid's default; for hier's runs -S's
+#   --cfg=network/solver:maxmin          SimGrid's default (hier's runs: -S's solver)
 #   --cfg=maxmin/precision:1e-4          SimGrid's solver aborts at the default 1e-5 and at 1e-6 with
 #                                        many flows on a link (1e-9 crashes it)
 # A selector's variant runs MPI's own collective (-a mpi) with
