@@ -114,13 +114,13 @@ hier_args=(-c "$collective" -m "$sizes" -i "$iters" -x "$warmup")
 # run VARIANT SELECTOR ALG: one smpirun; its CSV in DIR/NAME-COLL-VARIANT.out
 run() {
     local out=$outdir/$name-$collective-$1.out
-    local solved=maxmin
-    [ "$3" = mpi ] || solved=$solver
+    local solver_here=maxmin
+    [ "$3" = mpi ] || solver_here=$solver
     ((reuse)) && return
     echo "compare: $name ($ranks ranks), $collective, $1" >&2
     /usr/bin/time -f "compare: $1: %e s wall, %U s user + %S s system CPU, %M KB peak" \
         smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" -quiet "${common[@]}" \
-        "--cfg=network/solver:$solved" \
+        "--cfg=network/solver:$solver_here" \
         "--cfg=smpi/$collective:$2" "$program" "${hier_args[@]}" -a "$3" >"$out" 2>"$out.err" ||
         echo "compare: $1 failed (exit $?): $(grep -v '^\[' "$out.err" | tail -n 2 | tr '\n' ' ')" >&2
     grep -E "^compare: |^hier_smpi: .*(ranks|wall)" "$out.err" >&2 || true
